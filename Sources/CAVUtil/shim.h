@@ -1,0 +1,25 @@
+// libavutil for Swift: the public headers plus static inline functions for the macros Swift
+// cannot import (AVERROR, AVERROR_EOF, av_err2str).
+#ifndef FRAMEGRAPH_CAVUTIL_SHIM_H
+#define FRAMEGRAPH_CAVUTIL_SHIM_H
+#include <errno.h>
+#include <libavutil/avutil.h>
+#include <libavutil/error.h>
+#include <libavutil/frame.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libavutil/log.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/dict.h>
+
+/// AVERROR(EAGAIN): the codec wants more input or has output waiting.
+static inline int fg_averror_eagain(void) { return AVERROR(EAGAIN); }
+/// AVERROR_EOF: end of stream.
+static inline int fg_averror_eof(void) { return AVERROR_EOF; }
+/// AVERROR_INVALIDDATA: the input is not what the demuxer or decoder expected.
+static inline int fg_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+/// AVERROR(errno) for any errno value.
+static inline int fg_averror(int e) { return AVERROR(e); }
+/// AV_NOPTS_VALUE as a plain constant.
+static inline int64_t fg_nopts_value(void) { return AV_NOPTS_VALUE; }
+#endif

@@ -1,0 +1,264 @@
+import Foundation
+import Synchronization
+
+/// Runs a graph: checks its wiring, negotiates formats, starts every node, runs sources, workers and
+/// the output clock on their threads, stops cleanly, and reports what happened.
+///
+/// ```swift
+/// let source = FileSource(name: "in", path: "clip.mp4")
+/// source --> Resize(name: "small", width: 256, height: 256) --> FileSink(name: "out", path: "o.mp4")
+/// let report = try GraphRunner(sources: [source], options: RunOptions(mode: .offline)).run()
+/// print(report.table())
+/// ```
+///
+/// Threads: each source has its own thread and lane; each worker node (``FilterNode/runsOnWorker``)
+/// has its own; in live mode the output ticker has one. Everything else runs inline on the thread
+/// that delivered the frame.
+public final class GraphRunner: @unchecked Sendable {
+    public let sources: [SourceNode]
+    public let context: RunContext
+    /// Every node reachable from the sources, upstream before downstream.
+    public private(set) var nodes: [Node] = []
+    /// What arrives at each node's ports, after validation.
+    public private(set) var inputDescriptions: [ObjectIdentifier: [FrameDescription]] = [:]
+
+    private var workers: [WorkerInbox] = []
+    private var clockedSinks: [ClockedSinkInbox] = []
+    private let runningSources = Atomic<Int>(0)
+    private var validated = false
+
+    public init(sources: [SourceNode], options: RunOptions) throws {
+        self.sources = sources
+        var tracer: Tracer?
+        if let url = options.traceURL {
+            tracer = try Tracer(url: url, origin: options.clock.now())
+        }
+        context = RunContext(options: options, tracer: tracer)
+    }
+
+    /// Asks the run to stop: sources end, in-flight work finishes, sinks finalize.
+    public func stop() { context.requestStop() }
+
+    /// Checks the wiring and the formats of the whole graph before any frame flows: every port
+    /// connected once, no cycles, every output used, and every node accepting what arrives. Opens the
+    /// sources (to learn what they emit) and, on success, starts every other node.
+    public func validate() throws {
+        guard !validated else { return }
+        nodes = try Self.topologicalOrder(from: sources)
+        var started: [Node] = []
+        do {
+            for source in sources {
+                try source.start(context: context)
+                started.append(source)
+            }
+            var outputs: [ObjectIdentifier: FrameDescription] = [:]
+            var incoming: [ObjectIdentifier: [Int: FrameDescription]] = [:]
+            for node in nodes {
+                let id = ObjectIdentifier(node)
+                let output: FrameDescription?
+                if let source = node as? SourceNode {
+                    output = try source.outputDescription()
+                } else {
+                    let byPort = incoming[id] ?? [:]
+                    let inputs = node.inputPorts.indices.compactMap { byPort[$0] }
+                    inputDescriptions[id] = inputs
+                    node.inputs = inputs
+                    output = try node.negotiate(inputs: inputs)
+                }
+                outputs[id] = output
+                if let output {
+                    for t in node.targets { incoming[ObjectIdentifier(t.node), default: [:]][t.port] = output }
+                }
+            }
+            for node in nodes where !(node is SourceNode) {
+                try node.start(context: context)
+                started.append(node)
+            }
+        } catch {
+            for node in started { try? node.finish(context: context) }
+            throw error
+        }
+        validated = true
+    }
+
+    /// What arrives at `node`'s ports (valid after ``validate()``).
+    public func inputs(of node: Node) -> [FrameDescription] {
+        inputDescriptions[ObjectIdentifier(node)] ?? []
+    }
+
+    /// Runs until every source ends (or ``stop()``), then finishes every node and returns the report.
+    /// Validation errors are thrown before anything runs; errors while running end the run early and
+    /// are in the report's `failure` (sinks are still finalized).
+    public func run(progress: (@Sendable (RunReport) -> Void)? = nil) throws -> RunReport {
+        try validate()
+        installInboxes()
+        let clock = context.clock
+        let done = DispatchGroup()
+
+        for inbox in workers {
+            let thread = Thread { inbox.runWorker() }
+            thread.name = inbox.lane.name
+            thread.start()
+        }
+        var ticker: OutputTicker?
+        if context.mode == .live {
+            let workers = self.workers
+            let t = OutputTicker(inboxes: clockedSinks, context: context) { [self] in
+                self.runningSources.load(ordering: .acquiring) == 0 && workers.allSatisfy(\.isIdle)
+            }
+            ticker = t
+            clock.join()
+            done.enter()
+            let thread = Thread { t.run(); done.leave() }
+            thread.name = "output clock"
+            thread.start()
+        }
+        runningSources.store(sources.count, ordering: .releasing)
+        for (i, source) in sources.enumerated() {
+            let lane = Lane(id: i + 1, name: "source: \(source.name)")
+            clock.join()
+            done.enter()
+            let thread = Thread { [self] in
+                runSource(source, lane: lane)
+                runningSources.subtract(1, ordering: .acquiringAndReleasing)
+                clock.leave()
+                done.leave()
+            }
+            thread.name = lane.name
+            thread.start()
+        }
+
+        // Progress while waiting (twice a second).
+        while done.wait(timeout: .now() + 0.5) == .timedOut {
+            progress?(report())
+        }
+        workers.forEach { $0.waitUntilIdle() }
+        workers.forEach { $0.shutdown() }
+        _ = ticker
+        for node in nodes {
+            do {
+                try node.finish(context: context)
+            } catch {
+                context.fail(error, node: node.name)
+            }
+        }
+        context.tracer?.close()
+        return report()
+    }
+
+    private func runSource(_ source: SourceNode, lane: Lane) {
+        let clock = context.clock
+        let call = NodeCall(node: source, context: context)
+        let paced = context.mode == .live && source.pacedByMediaTime
+        var firstMediaTime: Double?
+        var sequence = 0
+        while !context.isStopRequested {
+            let start = clock.now()
+            let next: Frame?
+            do {
+                next = try source.nextFrame(context: context)
+            } catch {
+                context.fail(error, node: source.name)
+                break
+            }
+            guard var frame = next else { break }
+            let end = clock.now()
+            source.counters.update { $0.received += 1; $0.processed += 1; $0.latency.record(end - start) }
+            context.tracer?.span(source.name, category: source.kind, lane: lane, start: start, end: end, sequence: sequence)
+            if paced {
+                let first = firstMediaTime ?? frame.mediaTime
+                firstMediaTime = first
+                clock.sleep(until: context.startTime + (frame.mediaTime - first), lane: lane.id)
+                frame.captureTime = clock.now()
+            } else if frame.captureTime == 0 {
+                frame.captureTime = clock.now()
+            }
+            frame.sequence = sequence
+            sequence += 1
+            call.forward(frame, lane: lane)
+        }
+    }
+
+    private func installInboxes() {
+        workers = []
+        clockedSinks = []
+        for node in nodes {
+            switch node {
+            case let filter as FilterNode where filter.runsOnWorker:
+                let inbox = WorkerInbox(filter: filter, lane: Lane(id: 100 + workers.count, name: "worker: \(filter.name)"),
+                                        context: context)
+                workers.append(inbox)
+                node.inbox = inbox
+            case let filter as FilterNode:
+                node.inbox = InlineFilterInbox(filter: filter, context: context)
+            case let composite as CompositeNode:
+                node.inbox = CompositeInbox(composite: composite, context: context)
+            case let sink as SinkNode:
+                if context.mode == .live {
+                    let inbox = ClockedSinkInbox(sink: sink, context: context)
+                    clockedSinks.append(inbox)
+                    node.inbox = inbox
+                } else {
+                    node.inbox = DirectSinkInbox(sink: sink, context: context)
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// The report as of now (final once ``run(progress:)`` has returned).
+    public func report() -> RunReport {
+        RunReport(nodes: nodes, context: context, elapsed: context.clock.now() - context.startTime)
+    }
+
+    /// Nodes reachable from `sources`, upstream first; throws on wiring errors.
+    static func topologicalOrder(from sources: [SourceNode]) throws -> [Node] {
+        guard !sources.isEmpty else { throw GraphError.noSource }
+        var all: [Node] = []
+        var seen: Set<ObjectIdentifier> = []
+        var stack: [Node] = sources
+        while let node = stack.popLast() {
+            guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
+            all.append(node)
+            stack.append(contentsOf: node.targets.map(\.node))
+        }
+        var indegree: [ObjectIdentifier: Int] = [:]
+        var connected: [ObjectIdentifier: Set<Int>] = [:]
+        for node in all {
+            if !(node is SinkNode) && node.targets.isEmpty { throw GraphError.outputUnused(node: node.name) }
+            for t in node.targets {
+                let ports = t.node.inputPorts
+                guard ports.indices.contains(t.port) else {
+                    throw GraphError.noSuchPort(node: t.node.name, port: t.port, ports: ports)
+                }
+                guard connected[ObjectIdentifier(t.node), default: []].insert(t.port).inserted else {
+                    throw GraphError.portConnectedTwice(node: t.node.name, port: ports[t.port])
+                }
+                indegree[ObjectIdentifier(t.node), default: 0] += 1
+            }
+        }
+        for node in all {
+            for (i, port) in node.inputPorts.enumerated() where !(connected[ObjectIdentifier(node)]?.contains(i) ?? false) {
+                throw GraphError.portNotConnected(node: node.name, port: port)
+            }
+        }
+        // Kahn's algorithm, keeping discovery order among ready nodes.
+        var order: [Node] = []
+        var ready = all.filter { indegree[ObjectIdentifier($0), default: 0] == 0 }
+        while !ready.isEmpty {
+            let node = ready.removeFirst()
+            order.append(node)
+            for t in node.targets {
+                let id = ObjectIdentifier(t.node)
+                indegree[id, default: 0] -= 1
+                if indegree[id] == 0 { ready.append(t.node) }
+            }
+        }
+        if order.count < all.count {
+            let stuck = all.first { indegree[ObjectIdentifier($0), default: 0] > 0 }
+            throw GraphError.cycle(node: stuck?.name ?? "?")
+        }
+        return order
+    }
+}

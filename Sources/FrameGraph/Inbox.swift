@@ -1,0 +1,145 @@
+import Foundation
+
+/// How frames enter a node during a run. The runner picks one per node from its role and the run
+/// mode: inline processing, a worker with drop-while-busy admission, or a clocked output slot.
+protocol Inbox: AnyObject, Sendable {
+    /// Hands `frame` to the node's input `port`, on the calling thread's `lane`.
+    func accept(_ frame: Frame, port: Int, lane: Lane)
+}
+
+/// Shared plumbing for inboxes: time a call into a node, record its latency and trace span, and pass
+/// its output downstream.
+struct NodeCall {
+    let node: Node
+    let context: RunContext
+
+    /// Runs `body` under the node's lock, timing it. Errors fail the run, naming the node.
+    func timed<T>(lane: Lane, sequence: Int, _ body: () throws -> T?) -> T? {
+        node.processLock.lock()
+        defer { node.processLock.unlock() }
+        let start = context.clock.now()
+        let result: T?
+        do {
+            result = try body()
+        } catch {
+            context.fail(error, node: node.name)
+            result = nil
+        }
+        let end = context.clock.now()
+        node.counters.update { $0.processed += 1; $0.latency.record(end - start) }
+        context.tracer?.span(node.name, category: node.kind, lane: lane, start: start, end: end, sequence: sequence)
+        return result
+    }
+
+    /// Sends `frame` to every target of the node.
+    func forward(_ frame: Frame, lane: Lane) {
+        node.counters.update { $0.emitted += 1 }
+        for target in node.targets {
+            target.node.inbox?.accept(frame, port: target.port, lane: lane)
+        }
+    }
+}
+
+/// Filters that run inline: process on the delivering thread, then forward.
+final class InlineFilterInbox: Inbox, @unchecked Sendable {
+    private let filter: FilterNode
+    private let call: NodeCall
+
+    init(filter: FilterNode, context: RunContext) {
+        self.filter = filter
+        call = NodeCall(node: filter, context: context)
+    }
+
+    func accept(_ frame: Frame, port: Int, lane: Lane) {
+        filter.counters.update { $0.received += 1 }
+        if let out = call.timed(lane: lane, sequence: frame.sequence, { try filter.process(frame, context: call.context) }) {
+            call.forward(out, lane: lane)
+        }
+    }
+}
+
+/// Composite nodes: keep what arrived per port and combine by the pairing policy.
+final class CompositeInbox: Inbox, @unchecked Sendable {
+    private let composite: CompositeNode
+    private let call: NodeCall
+    private let policy: PairingPolicy
+    private let lock = NSLock()
+    /// Newest frame per port (newest policy), or frames waiting for their partners (same policy).
+    private var newest: [Frame?]
+    private var waiting: [[Frame]]
+    /// Frames kept per port while waiting for partners (same policy); older ones are dropped late.
+    private let maxWaiting = 8
+
+    init(composite: CompositeNode, context: RunContext) {
+        self.composite = composite
+        call = NodeCall(node: composite, context: context)
+        policy = composite.pairing ?? (context.mode == .live ? .newest : .sameFrame)
+        newest = Array(repeating: nil, count: composite.inputPorts.count)
+        waiting = Array(repeating: [], count: composite.inputPorts.count)
+    }
+
+    func accept(_ frame: Frame, port: Int, lane: Lane) {
+        composite.counters.update { $0.received += 1 }
+        guard let group = pair(frame, port: port) else { return }
+        if let out = call.timed(lane: lane, sequence: group[0].sequence, { try composite.combine(group, context: call.context) }) {
+            call.forward(out, lane: lane)
+        }
+    }
+
+    /// The frames to combine now, if `frame`'s arrival completes a group.
+    private func pair(_ frame: Frame, port: Int) -> [Frame]? {
+        lock.lock()
+        defer { lock.unlock() }
+        switch policy {
+        case .newest:
+            newest[port] = frame
+            guard port == 0 else { return nil }
+            let group = newest.compactMap { $0 }
+            guard group.count == newest.count else {
+                composite.counters.update { $0.droppedLate += 1 }  // nothing to pair with yet
+                return nil
+            }
+            return group
+        case .sameFrame:
+            waiting[port].append(frame)
+            if waiting[port].count > maxWaiting {
+                waiting[port].removeFirst()
+                composite.counters.update { $0.droppedLate += 1 }
+            }
+            var group: [Frame] = []
+            for p in waiting.indices {
+                guard let match = waiting[p].first(where: { $0.sequence == frame.sequence }) else { return nil }
+                group.append(match)
+            }
+            // Complete: forget this frame and anything older on every port.
+            for p in waiting.indices {
+                let stale = waiting[p].filter { $0.sequence < frame.sequence }.count
+                if stale > 0 { composite.counters.update { $0.droppedLate += stale } }
+                waiting[p].removeAll { $0.sequence <= frame.sequence }
+            }
+            return group
+        }
+    }
+}
+
+/// Sinks in offline mode: every frame is consumed as it arrives.
+final class DirectSinkInbox: Inbox, @unchecked Sendable {
+    private let sink: SinkNode
+    private let call: NodeCall
+
+    init(sink: SinkNode, context: RunContext) {
+        self.sink = sink
+        call = NodeCall(node: sink, context: context)
+    }
+
+    func accept(_ frame: Frame, port: Int, lane: Lane) {
+        sink.counters.update { $0.received += 1 }
+        _ = call.timed(lane: lane, sequence: frame.sequence) { () -> Bool? in
+            let index = sink.counters.snapshot.emitted
+            try sink.consume(frame, index: index, context: call.context)
+            let now = call.context.clock.now()
+            sink.counters.update { $0.emitted += 1; $0.endToEnd.record(now - frame.captureTime) }
+            return true
+        }
+    }
+}

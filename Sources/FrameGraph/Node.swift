@@ -1,0 +1,146 @@
+import Foundation
+
+/// A link from a node's output to an input port of a downstream node.
+public struct Connection: Sendable {
+    public let node: Node
+    public let port: Int
+}
+
+/// The base of every node in a graph: a name, its downstream targets, its counters.
+///
+/// Subclass one of the four roles rather than `Node` itself: ``SourceNode`` produces frames,
+/// ``FilterNode`` transforms one frame into another, ``CompositeNode`` combines frames from several
+/// ports (frame + mask), ``SinkNode`` consumes frames. Wire nodes with ``addTarget(_:port:)`` or `-->`
+/// before running; the graph is fixed once it runs.
+///
+/// Thread safety: the runner calls one node from one thread at a time (it holds ``processLock``), so
+/// a subclass keeps its state in plain stored properties.
+open class Node: @unchecked Sendable, CustomStringConvertible {
+    /// Unique name within the graph, used in errors, stats and traces.
+    public let name: String
+    /// What happened to frames at this node.
+    public let counters = NodeCounters()
+    /// Where this node's output goes.
+    public private(set) var targets: [Connection] = []
+    /// Held by the runner around every call into the node.
+    public let processLock = NSLock()
+    /// How frames enter this node during a run (installed by the runner).
+    var inbox: (any Inbox)?
+    /// What arrives at each input port, once the runner has negotiated formats (valid in ``start(context:)``).
+    public internal(set) var inputs: [FrameDescription] = []
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// Names of the input ports, in port-number order. Default: one port, "in".
+    open var inputPorts: [String] { ["in"] }
+
+    /// Short type name for reports (e.g. "resize").
+    open var kind: String { String(describing: type(of: self)) }
+
+    public var description: String { "\(kind) '\(name)'" }
+
+    /// Sends this node's output to `node`'s input `port`. Returns `node`, so calls chain.
+    @discardableResult
+    public func addTarget(_ node: Node, port: Int = 0) -> Node {
+        targets.append(Connection(node: node, port: port))
+        return node
+    }
+
+    /// Given what arrives at each input port, says what this node emits (nil for sinks), or throws a
+    /// ``GraphError/mismatch(node:port:field:expected:got:)`` naming the port and field.
+    open func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
+        inputs.first
+    }
+
+    /// Called once before the first frame (open files, allocate scratch memory).
+    open func start(context: RunContext) throws {}
+
+    /// Called once after the last frame, always, even after an error (flush and close files).
+    open func finish(context: RunContext) throws {}
+
+    /// Throws a mismatch error unless `got` is one of `allowed`.
+    public func require(format got: PixelFormat, in allowed: [PixelFormat], port: Int = 0) throws {
+        guard allowed.contains(got) else {
+            throw GraphError.mismatch(node: name, port: portName(port), field: "pixel format",
+                                      expected: allowed.map(\.description).joined(separator: " or "),
+                                      got: got.description)
+        }
+    }
+
+    /// The name of input `port` (or its number when out of range).
+    public func portName(_ port: Int) -> String {
+        inputPorts.indices.contains(port) ? inputPorts[port] : "#\(port)"
+    }
+}
+
+/// A node that produces frames: a file, a camera, a test pattern. The runner calls ``nextFrame(context:)``
+/// in a loop on the source's own thread, paces it in live mode, and sends each frame downstream.
+open class SourceNode: Node, @unchecked Sendable {
+    override open var inputPorts: [String] { [] }
+
+    /// Whether the runner should pace frames by their media time in live mode (files: yes; a camera
+    /// delivers in real time already: no).
+    open var pacedByMediaTime: Bool { true }
+
+    /// What this source emits; valid after ``Node/start(context:)``.
+    open func outputDescription() throws -> FrameDescription {
+        fatalError("\(kind) must override outputDescription()")
+    }
+
+    /// The next frame (its `mediaTime` set), or nil at the end of the input. Errors end the input:
+    /// what was produced before still flows to the sinks.
+    open func nextFrame(context: RunContext) throws -> Frame? {
+        nil
+    }
+}
+
+/// A node that turns one frame into another (or into nothing, to drop it).
+///
+/// ```swift
+/// final class Invert: FilterNode, @unchecked Sendable {
+///     override func process(_ frame: Frame, context: RunContext) throws -> Frame? { … }
+/// }
+/// ```
+open class FilterNode: Node, @unchecked Sendable {
+    /// Whether this node runs on its own worker thread with drop-while-busy admission (network nodes,
+    /// `slow`). Default: false, it runs inline on the thread that delivers the frame.
+    open var runsOnWorker: Bool { false }
+
+    /// Transforms one frame. Return nil to emit nothing for it.
+    open func process(_ frame: Frame, context: RunContext) throws -> Frame? {
+        frame
+    }
+}
+
+/// How a composite node pairs frames that arrive on its ports.
+public enum PairingPolicy: String, Sendable, CaseIterable {
+    /// Each frame on port 0 is combined with the newest frame seen on every other port (live default):
+    /// a slow mask branch never holds the video back.
+    case newest
+    /// Frames are combined only when every port has the frame of the same sequence number (offline
+    /// default): every output uses its own mask.
+    case sameFrame = "same"
+}
+
+/// A node with several inputs (frame + mask, foreground + background). It emits when port 0 receives
+/// a frame that can be paired by its ``pairing`` policy (default: by run mode).
+open class CompositeNode: Node, @unchecked Sendable {
+    /// Pairing policy; nil means `sameFrame` offline and `newest` live.
+    public var pairing: PairingPolicy?
+
+    /// Combines one frame per port (in port order) into the output frame.
+    open func combine(_ frames: [Frame], context: RunContext) throws -> Frame? {
+        frames.first
+    }
+}
+
+/// A node that consumes frames: an encoder, an image writer, a counter.
+open class SinkNode: Node, @unchecked Sendable {
+    override open func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? { nil }
+
+    /// Consumes one output frame. `index` counts the sink's output frames from 0, so the frame's
+    /// presentation time is `index / context.fps`.
+    open func consume(_ frame: Frame, index: Int, context: RunContext) throws {}
+}

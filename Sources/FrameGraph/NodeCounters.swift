@@ -1,0 +1,39 @@
+import Synchronization
+
+/// What happened to the frames that reached one node. Read at any time (the progress line does);
+/// written by the runner.
+public final class NodeCounters: Sendable {
+    /// A consistent copy of the counters.
+    public struct Snapshot: Sendable {
+        /// Frames that reached the node (for a source: frames it produced).
+        public var received = 0
+        /// Frames the node worked on (for a worker node: admitted).
+        public var processed = 0
+        /// Frames the node passed on (for a sink: frames written, duplicates included).
+        public var emitted = 0
+        /// Frames refused because the node was still busy with an earlier one.
+        public var droppedBusy = 0
+        /// Frames that could not be used in time: superseded before an output tick, or left unpaired.
+        public var droppedLate = 0
+        /// Output ticks that repeated the previous frame because nothing new had arrived.
+        public var duplicated = 0
+        /// Output ticks that wrote nothing because nothing new had arrived (skip policy).
+        public var skippedTicks = 0
+        /// Time spent processing one frame.
+        public var latency = LatencyHistogram()
+        /// Capture-to-output latency of new frames (sinks only).
+        public var endToEnd = LatencyHistogram()
+    }
+
+    private let state = Mutex(Snapshot())
+
+    public init() {}
+
+    /// A copy of the current values.
+    public var snapshot: Snapshot { state.withLock { $0 } }
+
+    /// Changes the counters under the lock.
+    public func update(_ body: (inout Snapshot) -> Void) {
+        state.withLock { body(&$0) }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Synchronization
+
+/// What every node can see while a graph runs: the mode, the clock, the tracer, and the stop flag.
+public final class RunContext: Sendable {
+    public let options: RunOptions
+    /// Clock time at which the run started.
+    public let startTime: Double
+    /// Present when `--trace` was given.
+    public let tracer: Tracer?
+    private let stopFlag = Atomic<Bool>(false)
+    private let failure = Mutex<GraphFailure?>(nil)
+
+    public var clock: any RunClock { options.clock }
+    public var mode: RunMode { options.mode }
+    public var fps: Double { options.fps }
+
+    public init(options: RunOptions, tracer: Tracer? = nil) {
+        self.options = options
+        self.startTime = options.clock.now()
+        self.tracer = tracer
+    }
+
+    /// Asks the sources to stop; in-flight work still finishes and sinks still finalize.
+    public func requestStop() { stopFlag.store(true, ordering: .relaxed) }
+
+    /// Whether a stop was requested (Ctrl-C, an error, a duration limit).
+    public var isStopRequested: Bool { stopFlag.load(ordering: .relaxed) }
+
+    /// Records the first error of the run and stops it. Later errors are ignored.
+    public func fail(_ error: any Error, node: String) {
+        failure.withLock { f in
+            if f == nil { f = GraphFailure(node: node, message: describe(error)) }
+        }
+        requestStop()
+    }
+
+    /// The error that stopped the run, if one did.
+    public var firstFailure: GraphFailure? { failure.withLock { $0 } }
+}
+
+/// The error that ended a run early: which node, and its message.
+public struct GraphFailure: Sendable, Codable, CustomStringConvertible {
+    public var node: String
+    public var message: String
+    public var description: String { "\(node): \(message)" }
+}
+
+/// The text shown to users for an error: its description when it has one.
+public func describe(_ error: any Error) -> String {
+    String(describing: error)
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// How a graph runs.
+public enum RunMode: String, Sendable, CaseIterable {
+    /// Sources are paced in real time (a file behaves like a camera); slow nodes drop frames that arrive
+    /// while they are busy; a fixed-rate clock emits one output frame per tick.
+    case live
+    /// Every frame is processed, nothing is dropped, as fast as the machine allows.
+    case offline
+}
+
+/// What an output tick does when no new frame has arrived since the previous tick (live mode).
+public enum TickPolicy: String, Sendable, CaseIterable {
+    /// Write the previous frame again (counted as duplicated): the output keeps its frame rate.
+    case reuse
+    /// Write nothing for this tick (counted as a skipped tick).
+    case skip
+}
+
+/// Settings of one run, with documented defaults.
+public struct RunOptions: Sendable {
+    /// Live or offline. Default: offline.
+    public var mode: RunMode = .offline
+    /// Output clock rate in frames per second. Default: 30.
+    public var fps: Double = 30
+    /// What an empty tick does. Default: reuse the last frame.
+    public var tickPolicy: TickPolicy = .reuse
+    /// Where in each frame period the ticker fires, as a fraction of the period (0 ≤ phase < 1).
+    /// Default 0.5: half a period of slack for inline work between capture and output.
+    public var tickPhase: Double = 0.5
+    /// The time base. Default: the real monotonic clock; tests pass a ``ManualClock``.
+    public var clock: any RunClock = MonotonicClock()
+    /// Write a Chrome trace-event file here. Default: none.
+    public var traceURL: URL?
+
+    public init(mode: RunMode = .offline, fps: Double = 30, tickPolicy: TickPolicy = .reuse,
+                clock: any RunClock = MonotonicClock(), traceURL: URL? = nil) {
+        self.mode = mode
+        self.fps = fps
+        self.tickPolicy = tickPolicy
+        self.clock = clock
+        self.traceURL = traceURL
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// Latency percentiles in milliseconds.
+public struct LatencySummary: Codable, Sendable, Equatable {
+    public var count: Int
+    public var p50: Double
+    public var p95: Double
+    public var p99: Double
+    public var max: Double
+    public var mean: Double
+
+    public init(_ h: LatencyHistogram) {
+        count = h.count
+        p50 = h.percentile(0.50) * 1000
+        p95 = h.percentile(0.95) * 1000
+        p99 = h.percentile(0.99) * 1000
+        max = h.max * 1000
+        mean = h.mean * 1000
+    }
+}
+
+/// Counters and latency of one node.
+public struct NodeReport: Codable, Sendable {
+    public var name: String
+    public var kind: String
+    public var received: Int
+    public var processed: Int
+    public var emitted: Int
+    public var droppedBusy: Int
+    public var droppedLate: Int
+    public var duplicated: Int
+    public var skippedTicks: Int
+    /// Time per frame inside the node.
+    public var latency: LatencySummary
+    /// Capture-to-output latency of new frames (sinks only).
+    public var endToEnd: LatencySummary?
+}
+
+/// What a run did, as printed at the end and written by `--stats` (schema in README.md).
+///
+/// Run-level counts: `framesIn` is what the sources produced; `admitted` and `droppedBusy` add up the
+/// worker nodes (with none, every frame is admitted); `droppedLate`, `duplicated`, `skippedTicks` and
+/// `framesOut` are those of the primary sink (the first sink in graph order), plus composites'
+/// unpaired frames in `droppedLate`.
+public struct RunReport: Codable, Sendable {
+    public var mode: String
+    public var fps: Double
+    public var elapsedSeconds: Double
+    public var cpuSeconds: Double
+    public var framesIn: Int
+    public var admitted: Int
+    public var droppedBusy: Int
+    public var droppedLate: Int
+    public var duplicated: Int
+    public var skippedTicks: Int
+    public var framesOut: Int
+    /// Output frames per second of elapsed time.
+    public var achievedFps: Double
+    public var endToEnd: LatencySummary
+    public var nodes: [NodeReport]
+    /// Why the run ended early, if it did.
+    public var failure: GraphFailure?
+    public var interrupted: Bool
+
+    public init(nodes graphNodes: [Node], context: RunContext, elapsed: Double) {
+        mode = context.mode.rawValue
+        fps = context.fps
+        elapsedSeconds = elapsed
+        cpuSeconds = RunReport.processCPUSeconds()
+        nodes = []
+        var framesIn = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
+        var primary: NodeCounters.Snapshot?
+        for node in graphNodes {
+            let s = node.counters.snapshot
+            let isSink = node is SinkNode
+            nodes.append(NodeReport(name: node.name, kind: node.kind, received: s.received, processed: s.processed,
+                                    emitted: s.emitted, droppedBusy: s.droppedBusy, droppedLate: s.droppedLate,
+                                    duplicated: s.duplicated, skippedTicks: s.skippedTicks,
+                                    latency: LatencySummary(s.latency),
+                                    endToEnd: isSink ? LatencySummary(s.endToEnd) : nil))
+            if node is SourceNode { framesIn += s.emitted }
+            if let f = node as? FilterNode, f.runsOnWorker {
+                workerCount += 1
+                admitted += s.processed
+                busy += s.droppedBusy
+            }
+            if node is CompositeNode { late += s.droppedLate }
+            if isSink && primary == nil { primary = s }
+        }
+        self.framesIn = framesIn
+        self.admitted = workerCount == 0 ? framesIn : admitted
+        droppedBusy = busy
+        droppedLate = late + (primary?.droppedLate ?? 0)
+        duplicated = primary?.duplicated ?? 0
+        skippedTicks = primary?.skippedTicks ?? 0
+        framesOut = primary?.emitted ?? 0
+        achievedFps = elapsed > 0 ? Double(framesOut) / elapsed : 0
+        endToEnd = LatencySummary(primary?.endToEnd ?? LatencyHistogram())
+        failure = context.firstFailure
+        interrupted = context.isStopRequested && context.firstFailure == nil
+    }
+
+    /// CPU time (user + system) used by this process so far.
+    public static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// The report as JSON (pretty-printed, keys sorted).
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    /// One line for a live progress display.
+    public func progressLine() -> String {
+        String(format: "in %d  admitted %d  dropped-busy %d  late %d  dup %d  out %d  %.1f fps  e2e p50 %.1f ms",
+               framesIn, admitted, droppedBusy, droppedLate, duplicated, framesOut, achievedFps, endToEnd.p50)
+    }
+
+    /// The end-of-run table.
+    public func table() -> String {
+        var lines: [String] = []
+        lines.append(String(format: "mode %@ at %.3g fps: %.2f s elapsed, %.2f s CPU", mode, fps, elapsedSeconds, cpuSeconds))
+        lines.append(String(format: "frames: in %d, admitted %d, dropped-busy %d, dropped-late %d, duplicated %d, skipped ticks %d, out %d (%.1f fps)",
+                            framesIn, admitted, droppedBusy, droppedLate, duplicated, skippedTicks, framesOut, achievedFps))
+        lines.append(String(format: "end-to-end latency ms: p50 %.2f  p95 %.2f  p99 %.2f  max %.2f",
+                            endToEnd.p50, endToEnd.p95, endToEnd.p99, endToEnd.max))
+        let header = ["node", "kind", "in", "done", "out", "busy", "late", "dup", "p50 ms", "p95 ms", "p99 ms", "max ms"]
+        var rows = [header]
+        for n in nodes {
+            rows.append([n.name, n.kind, "\(n.received)", "\(n.processed)", "\(n.emitted)", "\(n.droppedBusy)",
+                         "\(n.droppedLate)", "\(n.duplicated)",
+                         String(format: "%.2f", n.latency.p50), String(format: "%.2f", n.latency.p95),
+                         String(format: "%.2f", n.latency.p99), String(format: "%.2f", n.latency.max)])
+        }
+        var widths = header.map(\.count)
+        for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
+        for (k, r) in rows.enumerated() {
+            let cells = r.enumerated().map { i, c in
+                i < 2 ? c.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                      : String(repeating: " ", count: widths[i] - c.count) + c
+            }
+            lines.append(cells.joined(separator: "  "))
+            if k == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+        }
+        if let failure { lines.append("stopped by an error: \(failure)") }
+        if interrupted { lines.append("interrupted: stopped early on request") }
+        return lines.joined(separator: "\n")
+    }
+}
