@@ -118,17 +118,32 @@ static void list_formats(const struct io *io, int fd)
     }
 }
 
+/* Box-filters one channel (sample x at x * step) to half size, into out, and
+ * decodes the stamp there: the pattern must survive scaling down by 2. */
+static int decode_half(const uint8_t *px, int w, int h, size_t stride, size_t step,
+                       uint8_t *out, uint32_t *n)
+{
+    for (int y = 0; y < h / 2; y++)
+        for (int x = 0; x < w / 2; x++) {
+            const uint8_t *p = px + (size_t)(2 * y) * stride + (size_t)(2 * x) * step;
+            out[y * (w / 2) + x] = (uint8_t)((p[0] + p[step] + p[stride] + p[stride + step] + 2) / 4);
+        }
+    return fakecam_decode(out, w / 2, h / 2, (size_t)(w / 2), 1, n);
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: check [-d device] [-n frames] [-s WxH] [-r fps] [-m seq|increasing|off]\n"
-            "             [-u N] [-R [-f YUYV|MJPG]] [-l]\n"
+            "             [-u N] [-F fourcc] [-S ms] [-R] [-l]\n"
             "  -d  device path (default $FAKECAM_PATH, else /tmp/fakecam/video0)\n"
             "  -n  frames to capture (60)        -s  size (640x480)   -r  rate (30)\n"
             "  -m  stamp check: seq = stamp equals v4l2_buffer.sequence (fakecam pattern),\n"
             "      increasing = stamps strictly increase (a stamped clip), off = none\n"
             "  -u  expect an unplug (ENODEV) after N frames (FAKECAM_UNPLUG_AFTER=N)\n"
-            "  -R  plain open/ioctl/mmap, native format (-f, default YUYV), no libv4l2\n"
+            "  -F  format to ask for: RGB3 (default), YU12 or YUYV; with -R YUYV or MJPG\n"
+            "  -S  sleep ms after each frame (a slow consumer: expect dropped frames)\n"
+            "  -R  plain open/ioctl/mmap instead of libv4l2 (default format YUYV)\n"
             "  -l  list formats only\n");
     exit(2);
 }
@@ -138,10 +153,11 @@ int main(int argc, char **argv)
     const char *dev_path = getenv("FAKECAM_PATH") ? getenv("FAKECAM_PATH") : "/tmp/fakecam/video0";
     unsigned frames = 60, width = 640, height = 480, fps = 30, unplug_after = 0;
     const char *mode = "seq";
-    uint32_t native = V4L2_PIX_FMT_YUYV;
+    const char *want = NULL;
+    unsigned sleep_ms = 0;
     bool raw = false, list_only = false;
     int opt;
-    while ((opt = getopt(argc, argv, "d:n:s:r:m:u:Rf:l")) != -1) {
+    while ((opt = getopt(argc, argv, "d:n:s:r:m:u:F:S:Rl")) != -1) {
         switch (opt) {
         case 'd': dev_path = optarg; break;
         case 'n': frames = (unsigned)atoi(optarg); break;
@@ -150,7 +166,8 @@ int main(int argc, char **argv)
         case 'm': mode = optarg; break;
         case 'u': unplug_after = (unsigned)atoi(optarg); break;
         case 'R': raw = true; break;
-        case 'f': native = strcmp(optarg, "MJPG") ? V4L2_PIX_FMT_YUYV : V4L2_PIX_FMT_MJPEG; break;
+        case 'F': if (strlen(optarg) != 4) usage(); want = optarg; break;
+        case 'S': sleep_ms = (unsigned)atoi(optarg); break;
         case 'l': list_only = true; break;
         default: usage();
         }
@@ -169,8 +186,10 @@ int main(int argc, char **argv)
     struct stat st;
     check(stat(dev_path, &st) == 0 && S_ISCHR(st.st_mode), "stat: character device");
 
-    struct v4l2_capability cap;
-    check(xioctl(io, fd, VIDIOC_QUERYCAP, &cap) == 0, "QUERYCAP: driver '%s', card '%s'",
+    /* (Each ioctl runs before check() so that its results are what is printed.) */
+    struct v4l2_capability cap = { 0 };
+    int rc = xioctl(io, fd, VIDIOC_QUERYCAP, &cap);
+    check(rc == 0, "QUERYCAP: driver '%s', card '%s'",
           cap.driver, cap.card);
     check((cap.device_caps & V4L2_CAP_VIDEO_CAPTURE) && (cap.device_caps & V4L2_CAP_STREAMING),
           "capabilities: video capture + streaming");
@@ -182,9 +201,12 @@ int main(int argc, char **argv)
     struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
     fmt.fmt.pix.width = width;
     fmt.fmt.pix.height = height;
-    fmt.fmt.pix.pixelformat = raw ? native : V4L2_PIX_FMT_RGB24;
+    if (!want)
+        want = raw ? "YUYV" : "RGB3";
+    fmt.fmt.pix.pixelformat = v4l2_fourcc(want[0], want[1], want[2], want[3]);
     fmt.fmt.pix.field = V4L2_FIELD_NONE;
-    check(xioctl(io, fd, VIDIOC_S_FMT, &fmt) == 0 && fmt.fmt.pix.width == width &&
+    rc = xioctl(io, fd, VIDIOC_S_FMT, &fmt);
+    check(rc == 0 && fmt.fmt.pix.width == width && !memcmp(fourcc(fmt.fmt.pix.pixelformat), want, 4) &&
               fmt.fmt.pix.height == height,
           "S_FMT: %s %ux%u, %u bytes per line", fourcc(fmt.fmt.pix.pixelformat),
           fmt.fmt.pix.width, fmt.fmt.pix.height, fmt.fmt.pix.bytesperline);
@@ -193,7 +215,8 @@ int main(int argc, char **argv)
 
     struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
     parm.parm.capture.timeperframe = (struct v4l2_fract){ 1, fps };
-    check(xioctl(io, fd, VIDIOC_S_PARM, &parm) == 0 &&
+    rc = xioctl(io, fd, VIDIOC_S_PARM, &parm);
+    check(rc == 0 &&
               parm.parm.capture.timeperframe.denominator == fps *
                                                                 parm.parm.capture.timeperframe.numerator,
           "S_PARM: %u/%u s per frame", parm.parm.capture.timeperframe.numerator,
@@ -232,7 +255,8 @@ int main(int argc, char **argv)
     check(xioctl(io, fd, VIDIOC_STREAMON, &type) == 0, "STREAMON");
     const double t_start = now_s();
 
-    unsigned got = 0, gaps = 0, bad_stamps = 0, order_errors = 0, ts_errors = 0;
+    unsigned got = 0, gaps = 0, bad_stamps = 0, bad_half = 0, order_errors = 0, ts_errors = 0;
+    uint8_t *half = malloc((size_t)width * height / 4 + 1);
     long last_seq = -1, last_stamp = -1;
     double last_ts = 0, t_last = t_start, first_ts = 0;
     uint32_t first_seq = 0;
@@ -270,13 +294,23 @@ int main(int argc, char **argv)
         last_seq = b.sequence;
 
         /* The stamp. */
-        uint32_t stamp = 0;
+        uint32_t stamp = 0, half_stamp = 0;
         int decoded = -1;
+        size_t step = 0; /* bytes between the samples of one channel */
         const uint8_t *px = mem[b.index];
-        if (pixfmt == V4L2_PIX_FMT_RGB24)
-            decoded = fakecam_decode_rgb24(px, (int)width, (int)height, stride, &stamp);
+        if (pixfmt == V4L2_PIX_FMT_RGB24 || pixfmt == V4L2_PIX_FMT_BGR24)
+            step = 3;
         else if (pixfmt == V4L2_PIX_FMT_YUYV)
-            decoded = fakecam_decode_yuyv(px, (int)width, (int)height, stride, &stamp);
+            step = 2;
+        else if (pixfmt == V4L2_PIX_FMT_YUV420 || pixfmt == V4L2_PIX_FMT_YVU420)
+            step = 1; /* the luma plane comes first */
+        if (step) {
+            decoded = fakecam_decode(px, (int)width, (int)height, stride, step, &stamp);
+            if ((stamp_seq || stamp_inc) && decoded == 0 &&
+                (decode_half(px, (int)width, (int)height, stride, step, half, &half_stamp) < 0 ||
+                 half_stamp != stamp))
+                bad_half++;
+        }
         else if (pixfmt == V4L2_PIX_FMT_MJPEG && (b.bytesused < 4 || px[0] != 0xFF || px[1] != 0xD8))
             bad_stamps++; /* not a JPEG (SOI marker); stamps are not decoded here */
         if (stamp_seq || stamp_inc) {
@@ -293,6 +327,8 @@ int main(int argc, char **argv)
             printf("  frame %u: buffer %u, sequence %u, stamp %s%u, %u bytes, ts %.6f\n", got,
                    b.index, b.sequence, decoded == 0 ? "" : "(none) ", stamp, b.bytesused, ts);
         got++;
+        if (sleep_ms)
+            usleep(sleep_ms * 1000);
         if (got < frames || !unplug_after)
             xioctl(io, fd, VIDIOC_QBUF, &b);
     }
@@ -301,11 +337,18 @@ int main(int argc, char **argv)
     const double expected = (double)(last_seq + 1) / fps;
     check(got == frames, "captured %u of %u frames", got, frames);
     check(order_errors == 0, "sequence numbers increase (%u gaps = dropped frames)", gaps);
-    if (stamp_seq || stamp_inc)
+    if (sleep_ms)
+        check(gaps > 0, "a slow consumer loses frames (%u dropped)", gaps);
+    if (stamp_seq || stamp_inc) {
         check(bad_stamps == 0, "stamped frame numbers %s (%u bad)",
               stamp_seq ? "match the sequence numbers" : "increase", bad_stamps);
+        if (pixfmt != V4L2_PIX_FMT_MJPEG)
+            check(bad_half == 0, "stamps decode after scaling by 1/2 (%u bad)", bad_half);
+    }
     check(ts_errors == 0, "timestamps monotonic, CLOCK_MONOTONIC, recent (%u bad)", ts_errors);
-    check(elapsed > expected - 0.1 && elapsed < expected + 0.25,
+    /* A slow consumer dequeues each frame late by up to NBUFFERS sleeps. */
+    const double slack = 0.25 + NBUFFERS * sleep_ms / 1000.0;
+    check(elapsed > expected - 0.1 && elapsed < expected + slack,
           "timing: %.3f s from STREAMON to frame %ld, expected %.3f s at %u fps", elapsed,
           last_seq, expected, fps);
     if (got > 1) {
@@ -328,7 +371,7 @@ int main(int argc, char **argv)
         check(n == 1 && (p.revents & POLLERR) && (p.revents & POLLHUP),
               "unplug: poll -> revents 0x%x (POLLERR|POLLHUP expected)", p.revents);
         struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
-        int rc = xioctl(io, fd, VIDIOC_DQBUF, &b);
+        rc = xioctl(io, fd, VIDIOC_DQBUF, &b);
         check(rc < 0 && errno == ENODEV, "unplug: DQBUF -> %s", rc < 0 ? strerror(errno) : "ok");
         rc = xioctl(io, fd, VIDIOC_STREAMOFF, &type);
         check(rc < 0 && errno == ENODEV, "unplug: STREAMOFF -> %s",
@@ -348,6 +391,7 @@ int main(int argc, char **argv)
         check(xioctl(io, fd, VIDIOC_REQBUFS, &req) == 0, "REQBUFS 0 (free buffers)");
     }
     check(io->close(fd) == 0, "close");
+    free(half);
     close(other[0]);
     close(other[1]);
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);

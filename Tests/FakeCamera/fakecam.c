@@ -292,11 +292,15 @@ static void ensure_configured(void)
     dev.width = dev.cfg.sizes[0].width;
     dev.height = dev.cfg.sizes[0].height;
     dev.fps = dev.cfg.rates[0];
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&dev.tick_cond, &attr);
-    pthread_condattr_destroy(&attr);
+    static bool tick_cond_ready;
+    if (!tick_cond_ready) { /* the capture thread sleeps on the monotonic clock */
+        pthread_condattr_t attr;
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&dev.tick_cond, &attr);
+        pthread_condattr_destroy(&attr);
+        tick_cond_ready = true;
+    }
     dev.configured = true;
     DBG("device %s, %ux%u @ %u fps, %d format(s)\n", dev.cfg.path, dev.width, dev.height,
         dev.fps, dev.cfg.nformats);
@@ -325,6 +329,17 @@ static bool any_buffer_in(enum fc_buf_state state)
     return false;
 }
 
+/* Takes the readiness byte out of a handle's pipe. The application's end may
+ * be in blocking mode, so look before reading: never block with the lock held. */
+static void drain_byte(struct fc_handle *h)
+{
+    struct pollfd p = { .fd = h->fd, .events = POLLIN };
+    char byte;
+    if (REAL(poll)(&p, 1, 0) == 1 && (p.revents & POLLIN))
+        REAL(read)(h->fd, &byte, 1);
+    h->ready = false;
+}
+
 /* Lock held. Makes each handle's pipe readable exactly when poll() on a real
  * device would return: a done buffer, or an error because not streaming. */
 static void update_readiness(void)
@@ -338,7 +353,7 @@ static void update_readiness(void)
         if (want)
             h->ready = REAL(write)(h->wfd, &byte, 1) == 1;
         else
-            h->ready = REAL(read)(h->fd, &byte, 1) != 1;
+            drain_byte(h);
     }
 }
 
@@ -354,10 +369,8 @@ static void unplug_locked(void)
         struct fc_handle *h = dev.handles[i];
         if (!h || h->wfd < 0)
             continue;
-        char byte;
         if (h->ready)
-            REAL(read)(h->fd, &byte, 1);
-        h->ready = false;
+            drain_byte(h);
         REAL(close)(h->wfd); /* poll/select/epoll now see a hang-up */
         h->wfd = -1;
     }
