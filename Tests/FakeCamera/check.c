@@ -16,6 +16,7 @@
 #include <libv4l2.h>
 #include <linux/videodev2.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,6 +133,108 @@ static int decode_half(const uint8_t *px, int w, int h, size_t stride, size_t st
     return fakecam_decode(out, w / 2, h / 2, (size_t)(w / 2), 1, n);
 }
 
+static void *blocked_dqbuf(void *arg)
+{
+    int fd = *(int *)arg;
+    struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+    /* No buffer is queued: this waits until STREAMOFF from the main thread. */
+    long rc = ioctl(fd, VIDIOC_DQBUF, &b) < 0 ? errno : 0;
+    return (void *)rc;
+}
+
+/* -X: protocol corner cases, through plain open/ioctl/mmap/poll/select. */
+static void edge_cases(const char *path, unsigned width, unsigned height)
+{
+    const struct io *io = &plain_io;
+    int fd = open(path, O_RDWR | O_NONBLOCK);
+    if (fd < 0) {
+        check(false, "open %s: %s", path, strerror(errno));
+        return;
+    }
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    int rc = poll(&p, 1, 0);
+    check(rc == 1 && p.revents == POLLERR, "poll before STREAMON -> POLLERR (0x%x)", p.revents);
+    char byte;
+    rc = (int)read(fd, &byte, 1);
+    check(rc < 0 && errno == EINVAL, "read() -> EINVAL (no read I/O)");
+
+    struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+    fmt.fmt.pix = (struct v4l2_pix_format){ .width = width, .height = height,
+                                            .pixelformat = V4L2_PIX_FMT_YUYV };
+    xioctl(io, fd, VIDIOC_S_FMT, &fmt);
+    struct v4l2_requestbuffers req = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+                                       .memory = V4L2_MEMORY_MMAP };
+    check(xioctl(io, fd, VIDIOC_REQBUFS, &req) == 0, "REQBUFS 2");
+    rc = xioctl(io, fd, VIDIOC_S_FMT, &fmt);
+    check(rc < 0 && errno == EBUSY, "S_FMT with buffers allocated -> EBUSY");
+
+    int fd2 = open(path, O_RDWR);
+    struct v4l2_capability cap;
+    check(fd2 >= 0 && xioctl(io, fd2, VIDIOC_QUERYCAP, &cap) == 0, "second open + QUERYCAP");
+    struct v4l2_requestbuffers req2 = req;
+    rc = xioctl(io, fd2, VIDIOC_REQBUFS, &req2);
+    check(rc < 0 && errno == EBUSY, "REQBUFS from a second handle -> EBUSY");
+    close(fd2);
+
+    struct v4l2_buffer b = { .index = 0, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+                             .memory = V4L2_MEMORY_MMAP };
+    xioctl(io, fd, VIDIOC_QUERYBUF, &b);
+    void *m = mmap(NULL, b.length, PROT_READ, MAP_PRIVATE, fd, b.m.offset);
+    check(m == MAP_FAILED && errno == EINVAL, "MAP_PRIVATE mapping -> EINVAL");
+    m = mmap(NULL, b.length, PROT_READ, MAP_SHARED, fd, b.m.offset);
+    check(m != MAP_FAILED, "MAP_SHARED mapping");
+
+    check(xioctl(io, fd, VIDIOC_QBUF, &b) == 0, "QBUF 0");
+    rc = xioctl(io, fd, VIDIOC_QBUF, &b);
+    check(rc < 0 && errno == EINVAL, "QBUF of a queued buffer -> EINVAL");
+
+    enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+    xioctl(io, fd, VIDIOC_STREAMON, &type);
+    struct v4l2_buffer d = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+    rc = xioctl(io, fd, VIDIOC_DQBUF, &d);
+    check(rc < 0 && errno == EAGAIN, "non-blocking DQBUF before the first frame -> EAGAIN");
+
+    fd_set rd;
+    FD_ZERO(&rd);
+    FD_SET(fd, &rd);
+    struct timeval tv = { 1, 0 };
+    rc = select(fd + 1, &rd, NULL, NULL, &tv);
+    check(rc == 1 && FD_ISSET(fd, &rd), "select() wakes up for a frame");
+    rc = xioctl(io, fd, VIDIOC_DQBUF, &d);
+    uint32_t stamp = 0;
+    int decoded = fakecam_decode_yuyv(m, (int)width, (int)height, width * 2, &stamp);
+    check(rc == 0 && d.index == 0 && decoded == 0 && stamp == d.sequence,
+          "DQBUF after select: sequence %u, stamp %u", d.sequence, stamp);
+    rc = poll(&p, 1, 100);
+    check(rc == 0, "poll with nothing queued times out");
+
+    /* A blocking DQBUF in another thread ends with EINVAL at STREAMOFF. */
+    fcntl(fd, F_SETFL, 0);
+    pthread_t t;
+    void *res = NULL;
+    pthread_create(&t, NULL, blocked_dqbuf, &fd);
+    usleep(100000);
+    xioctl(io, fd, VIDIOC_STREAMOFF, &type);
+    pthread_join(t, &res);
+    check((long)res == EINVAL, "blocked DQBUF -> EINVAL at STREAMOFF (%s)", strerror((int)(long)res));
+    munmap(m, b.length);
+
+    /* The control API: unplug and replug within one process. */
+    void (*unplug)(void) = dlsym(RTLD_DEFAULT, "fakecam_unplug");
+    int (*reset)(void) = dlsym(RTLD_DEFAULT, "fakecam_reset");
+    if (unplug && reset) {
+        unplug();
+        rc = poll(&p, 1, 1000);
+        check(rc == 1 && (p.revents & (POLLERR | POLLHUP)) == (POLLERR | POLLHUP),
+              "fakecam_unplug(): poll -> 0x%x", p.revents);
+        check(reset() < 0 && errno == EBUSY, "fakecam_reset() while open -> EBUSY");
+        close(fd);
+        check(reset() == 0 && (fd = open(path, O_RDWR)) >= 0,
+              "fakecam_reset() after close: the device is back");
+    }
+    check(close(fd) == 0, "close");
+}
+
 static void usage(void)
 {
     fprintf(stderr,
@@ -144,7 +248,8 @@ static void usage(void)
             "  -F  format to ask for: RGB3 (default), YU12 or YUYV; with -R YUYV or MJPG\n"
             "  -S  sleep ms after each frame (a slow consumer: expect dropped frames)\n"
             "  -R  plain open/ioctl/mmap instead of libv4l2 (default format YUYV)\n"
-            "  -l  list formats only\n");
+            "  -l  list formats only\n"
+            "  -X  protocol corner cases (plain calls, YUYV, stamps)\n");
     exit(2);
 }
 
@@ -155,9 +260,9 @@ int main(int argc, char **argv)
     const char *mode = "seq";
     const char *want = NULL;
     unsigned sleep_ms = 0;
-    bool raw = false, list_only = false;
+    bool raw = false, list_only = false, edges = false;
     int opt;
-    while ((opt = getopt(argc, argv, "d:n:s:r:m:u:F:S:Rl")) != -1) {
+    while ((opt = getopt(argc, argv, "d:n:s:r:m:u:F:S:RlX")) != -1) {
         switch (opt) {
         case 'd': dev_path = optarg; break;
         case 'n': frames = (unsigned)atoi(optarg); break;
@@ -169,6 +274,7 @@ int main(int argc, char **argv)
         case 'F': if (strlen(optarg) != 4) usage(); want = optarg; break;
         case 'S': sleep_ms = (unsigned)atoi(optarg); break;
         case 'l': list_only = true; break;
+        case 'X': edges = true; break;
         default: usage();
         }
     }
@@ -177,6 +283,12 @@ int main(int argc, char **argv)
     const struct io *io = raw ? &plain_io : &libv4l2_io;
     const bool stamp_seq = !strcmp(mode, "seq"), stamp_inc = !strcmp(mode, "increasing");
 
+    if (edges) {
+        printf("== %s: corner cases\n", dev_path);
+        edge_cases(dev_path, width, height);
+        printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+        return failures ? 1 : 0;
+    }
     printf("== %s via %s\n", dev_path, raw ? "open/ioctl/mmap" : "libv4l2");
     int fd = io->open(dev_path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
