@@ -477,22 +477,37 @@ int main(int argc, char **argv)
     }
 
     if (unplug_after) {
-        /* The device must now disappear. */
+        /* The device must now disappear. The emulated camera sends nothing
+         * more; a real one (unplugged by hand) may deliver a few more frames
+         * first: take them until poll reports the error, for up to 10 s. */
         struct pollfd p = { .fd = fd, .events = POLLIN };
-        int n = poll(&p, 1, 3000);
-        check(n == 1 && (p.revents & POLLERR) && (p.revents & POLLHUP),
-              "unplug: poll -> revents 0x%x (POLLERR|POLLHUP expected)", p.revents);
         struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+        unsigned extra = 0;
+        int n;
+        const double deadline = now_s() + 10;
+        while ((n = poll(&p, 1, 3000)) == 1 && p.revents == POLLIN && now_s() < deadline &&
+               xioctl(io, fd, VIDIOC_DQBUF, &b) == 0) {
+            extra++;
+            xioctl(io, fd, VIDIOC_QBUF, &b);
+        }
+        check(n == 1 && (p.revents & POLLERR) && (p.revents & POLLHUP),
+              "unplug: poll -> revents 0x%x (POLLERR|POLLHUP expected), %u more frames", p.revents,
+              extra);
         rc = xioctl(io, fd, VIDIOC_DQBUF, &b);
         check(rc < 0 && errno == ENODEV, "unplug: DQBUF -> %s", rc < 0 ? strerror(errno) : "ok");
         rc = xioctl(io, fd, VIDIOC_STREAMOFF, &type);
         check(rc < 0 && errno == ENODEV, "unplug: STREAMOFF -> %s",
               rc < 0 ? strerror(errno) : "ok");
+        /* A USB camera's node goes away (ENOENT); vivid's disconnect control
+         * keeps the node but refuses opens (ENODEV). */
         int fd2 = io->open(dev_path, O_RDWR);
-        check(fd2 < 0 && errno == ENOENT, "unplug: open again -> %s",
-              fd2 < 0 ? strerror(errno) : "opened");
+        check(fd2 < 0 && (errno == ENOENT || (!counters && errno == ENODEV)),
+              "unplug: open again -> %s", fd2 < 0 ? strerror(errno) : "opened");
         rc = stat(dev_path, &st);
-        check(rc < 0 && errno == ENOENT, "unplug: stat -> %s", rc < 0 ? strerror(errno) : "ok");
+        if (counters)
+            check(rc < 0 && errno == ENOENT, "unplug: stat -> %s", rc < 0 ? strerror(errno) : "ok");
+        else
+            printf("  unplug: stat -> %s\n", rc < 0 ? strerror(errno) : "ok (node still there)");
     } else {
         check(xioctl(io, fd, VIDIOC_STREAMOFF, &type) == 0, "STREAMOFF");
     }

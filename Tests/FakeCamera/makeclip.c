@@ -3,6 +3,7 @@
  *
  *   makeclip WIDTHxHEIGHT FRAMES > clip.yuv
  *
+ * FRAMES 0 writes for ever (to feed a pipe, e.g. ffmpeg -re -i -).
  * Frame i carries stamp i (see fakecam_pattern.h). Use it as FAKECAM_CLIP, or
  * feed it to a v4l2loopback device to run check against a real kernel device.
  */
@@ -23,7 +24,7 @@ int main(int argc, char **argv)
     uint8_t *frame = malloc(size);
     if (!frame)
         return 1;
-    for (unsigned i = 0; i < frames; i++) {
+    for (unsigned i = 0; frames == 0 || i < frames; i++) {
         fakecam_pattern_yuyv(frame, (int)width, (int)height, (size_t)width * 2, i);
         fakecam_stamp_yuyv(frame, (int)width, (int)height, (size_t)width * 2, i);
         if (fwrite(frame, 1, size, stdout) != size) {
