@@ -21,6 +21,7 @@ public final class GraphRunner: @unchecked Sendable {
     public private(set) var nodes: [Node] = []
     /// What arrives at each node's ports, after validation.
     public private(set) var inputDescriptions: [ObjectIdentifier: [FrameDescription]] = [:]
+    private var outputDescriptions: [ObjectIdentifier: FrameDescription?] = [:]
 
     private var workers: [WorkerInbox] = []
     private var clockedSinks: [ClockedSinkInbox] = []
@@ -41,7 +42,7 @@ public final class GraphRunner: @unchecked Sendable {
 
     /// Checks the wiring and the formats of the whole graph before any frame flows: every port
     /// connected once, no cycles, every output used, and every node accepting what arrives. Opens the
-    /// sources (to learn what they emit) and, on success, starts every other node.
+    /// sources to learn what they emit; other nodes are started by ``run(progress:)``.
     public func validate() throws {
         guard !validated else { return }
         nodes = try Self.topologicalOrder(from: sources)
@@ -51,7 +52,6 @@ public final class GraphRunner: @unchecked Sendable {
                 try source.start(context: context)
                 started.append(source)
             }
-            var outputs: [ObjectIdentifier: FrameDescription] = [:]
             var incoming: [ObjectIdentifier: [Int: FrameDescription]] = [:]
             for node in nodes {
                 let id = ObjectIdentifier(node)
@@ -65,11 +65,28 @@ public final class GraphRunner: @unchecked Sendable {
                     node.inputs = inputs
                     output = try node.negotiate(inputs: inputs)
                 }
-                outputs[id] = output
+                outputDescriptions[id] = output
                 if let output {
                     for t in node.targets { incoming[ObjectIdentifier(t.node), default: [:]][t.port] = output }
                 }
             }
+        } catch {
+            for node in started { try? node.finish(context: context) }
+            throw error
+        }
+        validated = true
+    }
+
+    /// What `node` emits (valid after ``validate()``; nil for sinks).
+    public func output(of node: Node) -> FrameDescription? {
+        outputDescriptions[ObjectIdentifier(node)] ?? nil
+    }
+
+    /// Starts every node but the sources (already started by validation); on failure finishes what
+    /// was started, sources included.
+    private func startNodes() throws {
+        var started: [Node] = sources
+        do {
             for node in nodes where !(node is SourceNode) {
                 try node.start(context: context)
                 started.append(node)
@@ -78,7 +95,6 @@ public final class GraphRunner: @unchecked Sendable {
             for node in started { try? node.finish(context: context) }
             throw error
         }
-        validated = true
     }
 
     /// What arrives at `node`'s ports (valid after ``validate()``).
@@ -91,6 +107,7 @@ public final class GraphRunner: @unchecked Sendable {
     /// are in the report's `failure` (sinks are still finalized).
     public func run(progress: (@Sendable (RunReport) -> Void)? = nil) throws -> RunReport {
         try validate()
+        try startNodes()
         installInboxes()
         let clock = context.clock
         let done = DispatchGroup()

@@ -1,0 +1,75 @@
+import FrameGraph
+
+/// Blends two frames by a mask: `out = foreground × m + background × (1 − m)` with `m = mask / 255`.
+///
+/// Ports: 0 `foreground` (drives the output), 1 `background`, 2 `mask` (gray8). All three must have the
+/// same size; foreground and background the same format (rgb24, rgba, bgra, gray8 or yuv420p; for
+/// yuv420p the mask is subsampled for chroma). Pairing follows the run mode unless set: offline uses
+/// each frame's own mask, live the newest mask.
+///
+/// ```swift
+/// let blend = AlphaBlend(name: "blend")
+/// camera --> blend.port(0); backdrop --> blend.port(1); mask --> blend.port(2)
+/// ```
+public final class AlphaBlend: CompositeNode, @unchecked Sendable {
+    override public var inputPorts: [String] { ["foreground", "background", "mask"] }
+    override public var kind: String { "blend" }
+
+    override public init(name: String = "blend") {
+        super.init(name: name)
+    }
+
+    override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
+        guard inputs.count == 3 else { return nil }
+        let (fg, bg, mask) = (inputs[0], inputs[1], inputs[2])
+        try require(format: fg.format, in: [.rgb24, .rgba, .bgra, .gray8, .yuv420p], port: 0)
+        if bg.format != fg.format {
+            throw GraphError.mismatch(node: name, port: "background", field: "pixel format", expected: fg.format.description,
+                                      got: bg.format.description)
+        }
+        if bg.width != fg.width || bg.height != fg.height {
+            throw GraphError.mismatch(node: name, port: "background", field: "size", expected: "\(fg.width)x\(fg.height)",
+                                      got: "\(bg.width)x\(bg.height)")
+        }
+        try require(format: mask.format, in: [.gray8], port: 2)
+        if mask.width != fg.width || mask.height != fg.height {
+            throw GraphError.mismatch(node: name, port: "mask", field: "size", expected: "\(fg.width)x\(fg.height)",
+                                      got: "\(mask.width)x\(mask.height)")
+        }
+        return fg
+    }
+
+    override public func combine(_ frames: [Frame], context: RunContext) throws -> Frame? {
+        let (fg, bg, mask) = (frames[0], frames[1], frames[2])
+        var out = Frame.make(fg.description)
+        switch fg.format {
+        case .yuv420p:
+            Self.blendPlane(fg, bg, mask, out, plane: 0, channels: 1, maskStep: 1)
+            Self.blendPlane(fg, bg, mask, out, plane: 1, channels: 1, maskStep: 2)
+            Self.blendPlane(fg, bg, mask, out, plane: 2, channels: 1, maskStep: 2)
+        default:
+            Self.blendPlane(fg, bg, mask, out, plane: 0, channels: fg.format.packedBytesPerPixel ?? 1, maskStep: 1)
+        }
+        out.copyTiming(from: fg)
+        return out
+    }
+
+    /// Blends one plane; `maskStep` 2 samples the mask at every other pixel and row (4:2:0 chroma).
+    static func blendPlane(_ fg: Frame, _ bg: Frame, _ mask: Frame, _ out: Frame, plane: Int, channels: Int, maskStep: Int) {
+        let rows = fg.format.planeGeometry(plane, width: fg.width, height: fg.height).rows
+        let cols = fg.format.planeGeometry(plane, width: fg.width, height: fg.height).rowBytes / channels
+        for y in 0..<rows {
+            let f = fg.row(y, plane: plane), b = bg.row(y, plane: plane), o = out.row(y, plane: plane)
+            let m = mask.row(min(y * maskStep, mask.height - 1))
+            for x in 0..<cols {
+                let a = UInt32(m[min(x * maskStep, mask.width - 1)])
+                for c in 0..<channels {
+                    let i = x * channels + c
+                    // (f·a + b·(255 − a)) / 255, rounded to nearest: exact for every input.
+                    let v = UInt32(f[i]) * a + UInt32(b[i]) * (255 - a) + 128
+                    o[i] = UInt8(truncatingIfNeeded: (v + (v >> 8)) >> 8)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import FFmpegSupport
+import Foundation
+import FrameGraph
+
+/// Encodes its input to a video file: H.264 (libx264) in MP4 or MKV by extension, with timestamps at
+/// the run's clock rate (output frame `i` at `i / fps` seconds).
+///
+/// ```swift
+/// resize --> FileSink(name: "out", path: "o.mp4", settings: .init(crf: 20, preset: "fast"))
+/// ```
+/// The file is finalized in ``finish(context:)``, which the runner always calls, also after Ctrl-C or
+/// an error upstream: what was written so far plays.
+public final class FileSink: SinkNode, @unchecked Sendable {
+    public var path: String
+    public let settings: MediaWriter.Settings
+    private var writer: MediaWriter?
+
+    public init(name: String = "output", path: String, settings: MediaWriter.Settings = .init()) {
+        self.path = path
+        self.settings = settings
+        super.init(name: name)
+    }
+
+    override public var kind: String { "encode" }
+
+    override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
+        guard let input = inputs.first else { return nil }
+        if case .planarFloat32 = input.format {
+            throw GraphError.mismatch(node: name, port: "in", field: "pixel format", expected: "an 8-bit format (add a 'convert' node)",
+                                      got: input.format.description)
+        }
+        guard input.width % 2 == 0, input.height % 2 == 0 else {
+            throw GraphError.mismatch(node: name, port: "in", field: "size", expected: "even width and height for H.264 4:2:0",
+                                      got: "\(input.width)x\(input.height)")
+        }
+        return nil
+    }
+
+    override public func start(context: RunContext) throws {
+        guard let input = inputs.first else { return }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        writer = try MediaWriter(path: path, width: input.width, height: input.height, fps: context.fps, settings: settings)
+    }
+
+    override public func consume(_ frame: Frame, index: Int, context: RunContext) throws {
+        try writer?.write(frame, index: index)
+    }
+
+    override public func finish(context: RunContext) throws {
+        defer { writer = nil }
+        try writer?.finish()
+    }
+}

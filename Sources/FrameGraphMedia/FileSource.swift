@@ -1,0 +1,86 @@
+import FFmpegSupport
+import FrameGraph
+
+/// Decodes a video file (anything FFmpeg reads) into frames.
+///
+/// ```swift
+/// let source = FileSource(name: "in", path: "clip.mkv", options: .init(start: 2, duration: 5))
+/// ```
+/// In live mode the runner paces its frames by their timestamps, as if a camera delivered them.
+/// A damaged file ends the input with an error after the last good frame; everything before still
+/// reaches the sinks.
+public final class FileSource: SourceNode, @unchecked Sendable {
+    /// Options with their defaults.
+    public struct Options: Sendable {
+        /// Skip to this time in seconds. Default: 0.
+        public var start: Double = 0
+        /// Stop after this many seconds of media (nil: to the end). Default: nil.
+        public var duration: Double?
+        /// Start again at the end, forever (stop with Ctrl-C or a duration). Default: false.
+        public var loop = false
+        /// Decoder threads; 0 lets FFmpeg choose. Default: 0.
+        public var threads = 0
+        public init(start: Double = 0, duration: Double? = nil, loop: Bool = false, threads: Int = 0) {
+            self.start = start
+            self.duration = duration
+            self.loop = loop
+            self.threads = threads
+        }
+    }
+
+    public var path: String
+    public let options: Options
+    private var reader: MediaReader?
+    /// Media time added to frames after each loop, so timestamps keep increasing.
+    private var loopOffset = 0.0
+    private var lastMediaTime = 0.0
+    private var framesThisPass = 0
+
+    public init(name: String = "source", path: String, options: Options = Options()) {
+        self.path = path
+        self.options = options
+        super.init(name: name)
+    }
+
+    override public var kind: String { "file" }
+
+    /// Frame rate the file announces (valid after start).
+    public var frameRate: Double { reader?.frameRate ?? 0 }
+
+    override public func start(context: RunContext) throws {
+        let reader = try MediaReader(path: path, threads: options.threads)
+        if options.start > 0 { try reader.seek(to: options.start) }
+        self.reader = reader
+    }
+
+    override public func finish(context: RunContext) throws {
+        reader = nil
+    }
+
+    override public func outputDescription() throws -> FrameDescription {
+        guard let reader else { throw GraphError.nodeFailed(node: name, reason: "not started") }
+        return FrameDescription(format: reader.outputFormat, width: reader.width, height: reader.height)
+    }
+
+    override public func nextFrame(context: RunContext) throws -> Frame? {
+        guard let reader else { return nil }
+        while true {
+            if var frame = try reader.nextFrame() {
+                let t = frame.mediaTime
+                if t < options.start - 1e-6 { continue }  // decoded on the way to the start point
+                let windowEnded = options.duration.map { t - options.start >= $0 - 1e-6 } ?? false
+                if !windowEnded {
+                    frame.mediaTime = loopOffset + (t - options.start)
+                    lastMediaTime = frame.mediaTime
+                    framesThisPass += 1
+                    return frame
+                }
+            }
+            // End of the file or of the duration window: stop, or start the next pass.
+            guard options.loop, framesThisPass > 0 else { return nil }
+            loopOffset = lastMediaTime + (reader.frameRate > 0 ? 1 / reader.frameRate : 1.0 / 30)
+            framesThisPass = 0
+            try reader.seek(to: options.start)
+        }
+    }
+}

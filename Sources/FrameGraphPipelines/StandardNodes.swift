@@ -1,0 +1,105 @@
+import FFmpegSupport
+import FrameGraph
+import FrameGraphFilters
+import FrameGraphMedia
+
+extension NodeCatalog {
+    /// FrameGraph's own node types.
+    public static let standard = NodeCatalog([
+        NodeType(name: "file", role: .source, summary: "decode a video file (anything FFmpeg reads)", options: [
+            OptionSpec("path", .text, required: true, "input file (the CLI's --input replaces it)"),
+            OptionSpec("start", .number, default: "0", "skip to this time, seconds"),
+            OptionSpec("duration", .number, "stop after this many seconds"),
+            OptionSpec("loop", .flag, default: "false", "start again at the end"),
+            OptionSpec("threads", .int, default: "0", "decoder threads (0: FFmpeg chooses)"),
+        ]) { name, o in
+            FileSource(name: name, path: try o.requiredText("path"), options: .init(
+                start: try o.number("start", default: 0, minimum: 0) ?? 0,
+                duration: try o.number("duration", minimum: 0.001),
+                loop: try o.flag("loop"),
+                threads: try o.int("threads", default: 0, range: 0...64) ?? 0))
+        },
+        NodeType(name: "pattern", role: .source, summary: "synthetic frames with the frame number stamped in", options: [
+            OptionSpec("width", .int, default: "640", "frame width"),
+            OptionSpec("height", .int, default: "480", "frame height"),
+            OptionSpec("fps", .number, default: "30", "frame rate"),
+            OptionSpec("frames", .int, default: "300", "number of frames"),
+            OptionSpec("format", .choice(["rgb24", "yuv420p"]), default: "yuv420p", "pixel format"),
+        ]) { name, o in
+            PatternSource(name: name, width: try o.int("width", default: 640, range: 256...8192) ?? 640,
+                          height: try o.int("height", default: 480, range: 16...8192) ?? 480,
+                          format: PixelFormat(name: try o.choice("format", ["rgb24", "yuv420p"], default: "yuv420p")) ?? .yuv420p,
+                          frameRate: try o.number("fps", default: 30, minimum: 0.1) ?? 30,
+                          frameCount: try o.int("frames", default: 300, range: 1...10_000_000) ?? 300)
+        },
+        NodeType(name: "crop", role: .filter, summary: "keep a rectangle (zero copy)", options: [
+            OptionSpec("x", .int, default: "0", "left edge"),
+            OptionSpec("y", .int, default: "0", "top edge"),
+            OptionSpec("width", .int, "rectangle width"),
+            OptionSpec("height", .int, "rectangle height"),
+            OptionSpec("square", .flag, default: "false", "the largest centred square instead of a rectangle"),
+        ]) { name, o in
+            if try o.flag("square") { return Crop(name: name, region: .centerSquare) }
+            return Crop(name: name, region: .rect(x: try o.int("x", default: 0, range: 0...100_000) ?? 0,
+                                                  y: try o.int("y", default: 0, range: 0...100_000) ?? 0,
+                                                  width: try o.requiredInt("width", range: 1...100_000),
+                                                  height: try o.requiredInt("height", range: 1...100_000)))
+        },
+        NodeType(name: "resize", role: .filter, summary: "scale to a size with libswscale", options: [
+            OptionSpec("width", .int, required: true, "output width"),
+            OptionSpec("height", .int, required: true, "output height"),
+            OptionSpec("method", .choice(Scaler.Method.allCases.map(\.rawValue)), default: "bilinear", "interpolation"),
+            OptionSpec("letterbox", .flag, default: "false", "keep the aspect ratio, pad with black"),
+            OptionSpec("format", .format, "output pixel format (default: the input's)"),
+        ]) { name, o in
+            let method = try o.choice("method", Scaler.Method.allCases.map(\.rawValue), default: "bilinear")
+            return Resize(name: name, width: try o.requiredInt("width", range: 1...16384), height: try o.requiredInt("height", range: 1...16384), method: Scaler.Method(rawValue: method) ?? .bilinear,
+                          letterbox: try o.flag("letterbox"), format: try o.format("format"))
+        },
+        NodeType(name: "convert", role: .filter, summary: "convert the pixel format", options: [
+            OptionSpec("to", .format, required: true, "target pixel format"),
+        ]) { name, o in
+            _ = try o.requiredText("to")
+            return ConvertFormat(name: name, to: try o.format("to") ?? .rgb24)
+        },
+        NodeType(name: "grayscale", role: .filter, summary: "one-channel gray8 (luma)", options: []) { name, _ in
+            Grayscale(name: name)
+        },
+        NodeType(name: "slow", role: .filter, summary: "sleep per frame on a worker thread (drop-while-busy demo)", options: [
+            OptionSpec("ms", .number, default: "50", "milliseconds per frame"),
+        ]) { name, o in
+            SlowNode(name: name, delay: (try o.number("ms", default: 50, minimum: 0) ?? 50) / 1000)
+        },
+        NodeType(name: "blend", role: .composite, summary: "foreground × mask + background × (1 − mask)",
+                 ports: ["foreground", "background", "mask"], options: [
+            OptionSpec("pairing", .choice(["auto", "newest", "same"]), default: "auto",
+                       "newest mask (live) or the frame's own (offline); auto follows the mode"),
+        ]) { name, o in
+            let blend = AlphaBlend(name: name)
+            blend.pairing = PairingPolicy(rawValue: try o.choice("pairing", ["auto", "newest", "same"], default: "auto"))
+            return blend
+        },
+        NodeType(name: "encode", role: .sink, summary: "H.264 (libx264) into .mp4 or .mkv at the clock rate", options: [
+            OptionSpec("path", .text, required: true, "output file (the CLI's --output replaces it)"),
+            OptionSpec("crf", .int, default: "23", "quality, 0-51 (lower is better)"),
+            OptionSpec("preset", .choice(["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]),
+                       default: "veryfast", "x264 speed preset"),
+            OptionSpec("threads", .int, default: "0", "encoder threads (0: encoder chooses)"),
+        ]) { name, o in
+            FileSink(name: name, path: try o.requiredText("path"), settings: .init(
+                crf: try o.int("crf", default: 23, range: 0...51) ?? 23,
+                preset: try o.choice("preset", ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"],
+                                     default: "veryfast"),
+                threads: try o.int("threads", default: 0, range: 0...64) ?? 0))
+        },
+        NodeType(name: "png", role: .sink, summary: "every Nth frame as a PNG (path with %d or %05d)", options: [
+            OptionSpec("path", .text, required: true, "file pattern, e.g. out/frame-%04d.png"),
+            OptionSpec("every", .int, default: "1", "write frames 0, N, 2N …"),
+        ]) { name, o in
+            PNGSink(name: name, pattern: try o.requiredText("path"), every: try o.int("every", default: 1, range: 1...1_000_000) ?? 1)
+        },
+        NodeType(name: "null", role: .sink, summary: "discard frames (measure without encoding)", options: []) { name, _ in
+            NullSink(name: name)
+        },
+    ])
+}

@@ -1,0 +1,45 @@
+import Foundation
+import FrameGraph
+import FrameGraphPipelines
+
+/// The `framegraph` command: parses the command line, runs the sub-command, prints one clear line
+/// for any error and exits with a documented status.
+@main
+struct FrameGraphCLI {
+    static let version = "0.1.0"
+
+    static func main() {
+        let words = Array(CommandLine.arguments.dropFirst())
+        let status: Int32
+        do {
+            status = try dispatch(words)
+        } catch {
+            FileHandle.standardError.write(Data("framegraph: \(describe(error))\n".utf8))
+            status = 2
+        }
+        exit(status)
+    }
+
+    static func dispatch(_ words: [String]) throws -> Int32 {
+        guard let command = words.first else {
+            print(Help.main)
+            return 2
+        }
+        switch command {
+        case "--help", "-h", "help":
+            print(Help.main)
+            return 0
+        case "--version":
+            print("framegraph \(version)")
+            return 0
+        case "nodes":
+            print(NodeCatalog.standard.helpText())
+            return 0
+        case "run", "check":
+            let arguments = try Arguments(words, valued: RunCommand.valued, switches: RunCommand.switches)
+            return try RunCommand(arguments: arguments, checkOnly: command == "check").execute()
+        default:
+            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes; see framegraph --help)")
+        }
+    }
+}

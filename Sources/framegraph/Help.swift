@@ -1,0 +1,36 @@
+enum Help {
+    static let main = """
+    framegraph — real-time video machine learning on Linux CPUs
+
+    USAGE
+      framegraph run PIPELINE [options]    run a pipeline description file
+      framegraph check PIPELINE [options]  validate a pipeline (wiring, formats) without running it
+      framegraph nodes                     list node types, their ports and options
+      framegraph --help | --version
+
+    RUN OPTIONS
+      --input PATH          replace the path of the pipeline's file source
+      --output PATH         replace the path of the pipeline's first encode/png sink
+      --mode live|offline   live: paced in real time, slow nodes drop while busy, one output frame
+                            per clock tick; offline: every frame, as fast as possible (default)
+      --fps N               output clock rate (default 30)
+      --policy reuse|skip   live mode, a tick with no new frame: repeat the last one (default) or skip
+      --stats FILE          write the run's statistics as JSON (schema in README.md)
+      --trace FILE          write a Chrome trace-event file (open in Perfetto or chrome://tracing)
+      --set NODE.KEY=VALUE  set an option of a node (repeatable)
+      --loop                loop file sources (stop with Ctrl-C or --duration)
+      --duration SECONDS    stop after this long (clock time)
+      --quiet               no progress line and no table (errors still printed)
+
+    EXAMPLES
+      framegraph run pipelines/transcode.fg --input clip.mkv --output small.mp4
+      framegraph run pipelines/slow.fg --mode live --stats stats.json --trace trace.json
+      framegraph run pipelines/transcode.fg --set small.width=320 --set small.height=240
+      framegraph check pipelines/slow.fg
+
+    Ctrl-C stops the sources, finishes work in flight, finalizes the output file and prints the
+    statistics; a second Ctrl-C aborts at once.
+    EXIT STATUS: 0 done, 1 the run stopped on an error (outputs kept), 2 bad command line, pipeline
+    or input, 130 interrupted.
+    """
+}
