@@ -30,11 +30,13 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "framegraph", dependencies: ["FrameGraphPipelines"]),
 
+        // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
+        .target(name: "TestSupport", dependencies: ["FrameGraph", "FFmpegSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "FrameGraphTests", dependencies: ["FrameGraph"]),
-        .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport"]),
-        .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraphMedia"]),
-        .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines"]),
+        .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
+        .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraphMedia", "TestSupport"]),
+        .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -49,6 +49,11 @@ public final class MediaReader {
     private var packetsRead = 0
     /// Frames returned so far.
     public private(set) var framesDecoded = 0
+    /// Frames the decoder could not decode (damaged data), skipped.
+    public private(set) var corruptFrames = 0
+
+    /// Byte position of the demuxer in the file.
+    private var currentOffset: Int64 { format?.pointee.pb.map { avio_tell($0) } ?? -1 }
 
     /// Opens `path`. `threads` = 0 lets FFmpeg choose the number of decoding threads.
     public init(path: String, threads: Int = 0, pool: BufferPool = .shared) throws {
@@ -137,9 +142,17 @@ public final class MediaReader {
                 if let damage = pendingDamage {
                     pendingDamage = nil
                     finished = true
-                    throw damage
+                    throw Damage(path: path, reason: damage.reason, byteOffset: damage.byteOffset, framesDecoded: framesDecoded)
                 }
                 return nil
+            }
+            if status == fg_averror_invaliddata() {
+                // A damaged frame (typically the last, partial packet of a cut file): skip it, remember why.
+                corruptFrames += 1
+                if pendingDamage == nil {
+                    pendingDamage = Damage(path: path, reason: "corrupt video data", byteOffset: currentOffset, framesDecoded: framesDecoded)
+                }
+                continue
             }
             guard status == fg_averror_eagain() else {
                 throw FFmpegError(code: status, operation: "decode frame \(framesDecoded)", path: path)
@@ -153,8 +166,10 @@ public final class MediaReader {
         while true {
             let status = av_read_frame(format, packet)
             if status < 0 {
-                let offset = format?.pointee.pb.map { avio_tell($0) } ?? -1
-                if status != fg_averror_eof() {
+                let offset = currentOffset
+                if pendingDamage != nil {
+                    // Already damaged: keep the first reason.
+                } else if status != fg_averror_eof() {
                     pendingDamage = Damage(path: path, reason: "reading stopped (\(FFmpegError.message(for: status)))",
                                            byteOffset: offset, framesDecoded: framesDecoded)
                 } else if announcedFrameCount > 0 && packetsRead < announcedFrameCount {

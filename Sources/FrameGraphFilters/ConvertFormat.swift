@@ -65,7 +65,7 @@ public final class ConvertFormat: FilterNode, @unchecked Sendable {
             let src = packed.row(y)
             for c in 0..<channels {
                 let dst = out.floatRow(y, plane: c)
-                for x in 0..<packed.width { dst[x] = Float(src[x * channels + c]) * (1 / 255) }
+                for x in 0..<packed.width { dst[x] = Float(src[x * channels + c]) / 255 }
             }
         }
     }

@@ -9,6 +9,10 @@ import FrameGraph
 public final class Grayscale: FilterNode, @unchecked Sendable {
     private let scaler = Scaler(method: .bilinear)
 
+    override public init(name: String = "grayscale") {
+        super.init(name: name)
+    }
+
     override public var kind: String { "grayscale" }
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {

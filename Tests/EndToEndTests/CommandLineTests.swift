@@ -1,0 +1,188 @@
+import FFmpegSupport
+import Foundation
+import FrameGraph
+import FrameGraphFilters
+import FrameGraphMedia
+import FrameGraphPipelines
+import Testing
+import TestSupport
+
+/// The `framegraph` command as a user runs it: outputs checked with FrameGraph's decoder (and ffprobe
+/// when present), statistics checked against the schedule, bad input checked for one clear line.
+@Suite(.serialized) struct CommandLineTests {
+    let cli = TestEnvironment.cli
+
+    func framegraph(_ args: [String], timeout: Double = 120, whileRunning: ((Process) -> Void)? = nil) throws -> CommandResult {
+        try #require(FileManager.default.isExecutableFile(atPath: cli), "build the CLI first: swift build --build-tests")
+        return try runCommand(cli, args, timeout: timeout, whileRunning: whileRunning)
+    }
+
+    func stats(_ url: URL) throws -> RunReport {
+        try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: url))
+    }
+
+    /// Frame count and timestamps as ffprobe reads them (nil when ffprobe is absent).
+    func probe(_ path: String) throws -> (frames: Int, times: [Double])? {
+        guard let ffprobe = ffprobePath else { return nil }
+        let r = try runCommand(ffprobe, ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+                                         "-of", "csv=p=0", path])
+        let times = r.stdout.split(separator: "\n").compactMap { line in
+            Double(line.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")
+        }
+        return (times.count, times)
+    }
+
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    func transcodeOfflineKeepsEveryFrameAtTheRequestedSizeAndRate() throws {
+        let dir = TestEnvironment.scratch("cli-transcode")
+        let output = dir.appendingPathComponent("o.mp4").path
+        let statsURL = dir.appendingPathComponent("stats.json")
+        let r = try framegraph(["run", "pipelines/transcode.fg", "--input", TestEnvironment.againClip, "--output", output,
+                                "--mode", "offline", "--stats", statsURL.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("frames: in 77"))
+        let (reader, frames) = try TestEnvironment.decodeAll(output)
+        #expect(frames.count == 77)
+        #expect(reader.width == 256 && reader.height == 256)
+        #expect(abs(reader.frameRate - 30) < 0.01)
+        for (i, f) in frames.enumerated() { #expect(abs(f.mediaTime - Double(i) / 30) < 1e-3) }
+        if let p = try probe(output) {
+            #expect(p.frames == 77)
+            #expect(zip(p.times, p.times.dropFirst()).allSatisfy { abs($1 - $0 - 1.0 / 30) < 1e-3 })
+        }
+        let s = try stats(statsURL)
+        #expect(s.framesIn == 77 && s.framesOut == 77 && s.droppedBusy == 0 && s.droppedLate == 0)
+        #expect(s.nodes.map(\.name) == ["source", "small", "output"])
+    }
+
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    func swiftGraphAndPipelineFileGiveTheSameOutput() throws {
+        let dir = TestEnvironment.scratch("cli-same")
+        let fromFile = dir.appendingPathComponent("file.mp4").path
+        let fromCode = dir.appendingPathComponent("code.mp4").path
+        let r = try framegraph(["run", "pipelines/transcode.fg", "--input", TestEnvironment.againClip, "--output", fromFile,
+                                "--set", "output.threads=1", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // The same graph, written with addTarget / -->.
+        let source = FileSource(name: "source", path: TestEnvironment.againClip)
+        source --> Resize(name: "small", width: 256, height: 256, method: .area)
+               --> FileSink(name: "output", path: fromCode, settings: .init(crf: 23, preset: "veryfast", threads: 1))
+        let report = try GraphRunner(sources: [source], options: RunOptions(mode: .offline)).run()
+        #expect(report.framesOut == 77)
+        let a = try TestEnvironment.decodeAll(fromFile).frames.map { $0.packedBytes() }
+        let b = try TestEnvironment.decodeAll(fromCode).frames.map { $0.packedBytes() }
+        #expect(a.count == 77 && a == b)
+    }
+
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    func liveSlowRunInRealTimeMatchesTheScheduleWithinTolerance() throws {
+        // 77 frames at 30 fps through a 50 ms node: the exact schedule (see SchedulerTests) admits
+        // every other frame, 39 of 77, and writes one frame per tick. Real threads on a shared machine
+        // jitter, so allow ±4 admitted frames and ±3 output frames.
+        let dir = TestEnvironment.scratch("cli-live-slow")
+        let output = dir.appendingPathComponent("o.mp4").path
+        let statsURL = dir.appendingPathComponent("stats.json")
+        let trace = dir.appendingPathComponent("trace.json")
+        let r = try framegraph(["run", "pipelines/slow.fg", "--input", TestEnvironment.againClip, "--output", output,
+                                "--mode", "live", "--stats", statsURL.path, "--trace", trace.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let s = try stats(statsURL)
+        #expect(s.framesIn == 77)
+        #expect(s.admitted + s.droppedBusy == 77)
+        #expect(abs(s.admitted - 39) <= 4, "admitted \(s.admitted)")
+        #expect(abs(s.framesOut - 77) <= 3, "out \(s.framesOut)")
+        #expect(s.framesOut == s.admitted - s.droppedLate + s.duplicated)
+        #expect(s.endToEnd.p99 < 120)
+        #expect(try TestEnvironment.decodeAll(output).frames.count == s.framesOut)
+        // The trace is valid JSON with one span per slow prediction on the worker's track.
+        let events = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [[String: Any]])
+        let slowSpans = events.filter { ($0["name"] as? String) == "net" && ($0["ph"] as? String) == "X" }
+        #expect(slowSpans.count == s.admitted)
+        #expect(events.filter { ($0["name"] as? String) == "dropped-busy" }.count == s.droppedBusy)
+    }
+
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    func offlineSlowRunDropsNothing() throws {
+        let dir = TestEnvironment.scratch("cli-offline-slow")
+        let statsURL = dir.appendingPathComponent("stats.json")
+        let r = try framegraph(["run", "pipelines/slow.fg", "--input", TestEnvironment.againClip, "--set", "net.ms=5",
+                                "--output", dir.appendingPathComponent("o.mp4").path, "--stats", statsURL.path, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let s = try stats(statsURL)
+        #expect(s.framesIn == 77 && s.admitted == 77 && s.droppedBusy == 0 && s.framesOut == 77)
+    }
+
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    func ctrlCFinalizesAPlayableFileAndWritesStats() throws {
+        let dir = TestEnvironment.scratch("cli-interrupt")
+        let output = dir.appendingPathComponent("o.mp4").path
+        let statsURL = dir.appendingPathComponent("stats.json")
+        let r = try framegraph(["run", "pipelines/slow.fg", "--input", TestEnvironment.againClip, "--output", output,
+                                "--mode", "live", "--loop", "--stats", statsURL.path]) { process in
+            usleep(1_500_000)
+            kill(process.processIdentifier, SIGINT)
+        }
+        #expect(r.status == 130, "\(r.stderr)")
+        #expect(r.stderr.contains("stopping"))
+        let s = try stats(statsURL)
+        #expect(s.interrupted)
+        #expect(s.framesOut > 20)
+        let frames = try TestEnvironment.decodeAll(output).frames
+        #expect(frames.count == s.framesOut)
+    }
+
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    func cutMP4KeepsTheFramesBeforeTheDamage() throws {
+        let dir = TestEnvironment.scratch("cli-cut")
+        let whole = dir.appendingPathComponent("whole.mp4").path
+        _ = try framegraph(["run", "pipelines/transcode.fg", "--input", TestEnvironment.againClip, "--output", whole,
+                            "--set", "small.width=640", "--set", "small.height=480", "--quiet"])
+        let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = dir.appendingPathComponent("cut.mp4").path
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+        let output = dir.appendingPathComponent("o.mp4").path
+        let statsURL = dir.appendingPathComponent("stats.json")
+        let r = try framegraph(["run", "pipelines/transcode.fg", "--input", cut, "--output", output, "--stats", statsURL.path])
+        #expect(r.status == 1)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "one clear line: \(r.stderr)")
+        #expect(r.stderr.contains(cut) && r.stderr.contains("at byte"))
+        let s = try stats(statsURL)
+        #expect(s.framesOut > 10 && s.framesOut < 77)
+        #expect(try TestEnvironment.decodeAll(output).frames.count == s.framesOut)
+    }
+
+    @Test func badInputGivesOneClearLineAndStatus2() throws {
+        let dir = TestEnvironment.scratch("cli-bad")
+        let text = dir.appendingPathComponent("notes.mp4").path
+        try "hello".write(toFile: text, atomically: true, encoding: .utf8)
+        let typo = dir.appendingPathComponent("typo.fg").path
+        try "source = file path=x.mp4\nsmall = resize width=256 hieght=256\nsource -> small\n".write(toFile: typo, atomically: true, encoding: .utf8)
+        let unknown = dir.appendingPathComponent("unknown.fg").path
+        try "source = file path=x.mp4\nnet = colorise\nsource -> net\n".write(toFile: unknown, atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["run", "pipelines/transcode.fg", "--input", "/no/such/clip.mp4"], "/no/such/clip.mp4: open input"),
+            (["run", "pipelines/transcode.fg", "--input", text], "\(text): open input"),
+            (["run", typo], "\(typo):2:26: node 'small' (resize) has no option 'hieght' (did you mean 'height'?)"),
+            (["run", unknown], "\(unknown):2:7: unknown node type 'colorise'"),
+            (["run", "pipelines/nope.fg"], "pipelines/nope.fg: no such file"),
+            (["run", "pipelines/transcode.fg", "--mode", "fast"], "--mode expects live or offline"),
+            (["frobnicate"], "unknown command 'frobnicate'"),
+        ]
+        for (args, expected) in cases {
+            let r = try framegraph(args, timeout: 30)
+            #expect(r.status == 2, "\(args): status \(r.status)")
+            let lines = r.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(expected), "\(args): \(r.stderr)")
+        }
+    }
+
+    @Test func helpShowsExamples() throws {
+        let r = try framegraph(["--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("framegraph run pipelines/transcode.fg"))
+        let nodes = try framegraph(["nodes"])
+        #expect(nodes.stdout.contains("resize (filter)") && nodes.stdout.contains("ports: foreground, background, mask"))
+    }
+}

@@ -1,0 +1,121 @@
+import FFmpegSupport
+import Foundation
+import FrameGraph
+import Testing
+import TestSupport
+
+/// Decoding, encoding and scaling through the FFmpeg wrappers, checked on real files and pixels.
+@Suite struct MediaIOTests {
+    /// Frames of the stamped test pattern, made without running a graph.
+    func patternFrames(_ count: Int, width: Int = 320, height: Int = 240, format: PixelFormat = .yuv420p) throws -> [Frame] {
+        let source = PatternSource(width: width, height: height, format: format, frameCount: count)
+        let context = RunContext(options: RunOptions())
+        try source.start(context: context)
+        var frames: [Frame] = []
+        while let f = try source.nextFrame(context: context) { frames.append(f) }
+        return frames
+    }
+
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    func decodesEveryFrameOfTheWebcamClip() throws {
+        let (reader, frames) = try TestEnvironment.decodeAll(TestEnvironment.againClip)
+        #expect(frames.count == 77)
+        #expect(reader.width == 640 && reader.height == 480)
+        #expect(abs(reader.frameRate - 30) < 0.01)
+        for (i, f) in frames.enumerated() {
+            #expect(abs(f.mediaTime - Double(i) / 30) < 0.002, "frame \(i) at \(f.mediaTime)")
+        }
+        // Real pictures, not blank: luma varies across the frame.
+        let luma = frames[10].row(240).map(Int.init)
+        #expect((luma.max() ?? 0) - (luma.min() ?? 0) > 50)
+    }
+
+    @Test(arguments: ["mp4", "mkv"])
+    func encodedFramesDecodeBackInOrderAtTheClockRate(ext: String) throws {
+        let dir = TestEnvironment.scratch("encode-\(ext)")
+        let path = dir.appendingPathComponent("pattern.\(ext)").path
+        let frames = try patternFrames(45)
+        let writer = try MediaWriter(path: path, width: 320, height: 240, fps: 30, settings: .init(crf: 10))
+        for (i, f) in frames.enumerated() { try writer.write(f, index: i) }
+        try writer.finish()
+        let (reader, decoded) = try TestEnvironment.decodeAll(path)
+        #expect(decoded.count == 45)
+        #expect(reader.width == 320 && reader.height == 240)
+        #expect(decoded.map { PatternSource.readStamp(from: $0) } == (0..<45).map { Optional($0) })
+        for (i, f) in decoded.enumerated() { #expect(abs(f.mediaTime - Double(i) / 30) < 1e-3) }
+    }
+
+    @Test func pngRoundTripKeepsEveryPixel() throws {
+        let dir = TestEnvironment.scratch("png")
+        let path = dir.appendingPathComponent("frame.png").path
+        // An odd width exercises padded rows (stride 1024 bytes for 321 RGB pixels = 963 bytes).
+        let frame = Frame.make(.rgb24, width: 321, height: 17)
+        for y in 0..<17 {
+            let row = frame.row(y)
+            for x in 0..<row.count { row[x] = UInt8(truncatingIfNeeded: x * 7 + y * 13) }
+        }
+        try ImageWriter().writePNG(frame, to: path)
+        let (_, decoded) = try TestEnvironment.decodeAll(path)
+        let back = try #require(decoded.first)
+        #expect(back.format == .rgb24 && back.width == 321 && back.height == 17)
+        #expect(back.packedBytes() == frame.packedBytes())
+    }
+
+    @Test func scalerConvertsOddSizedYUVToRGB() throws {
+        let frame = Frame.make(.yuv420p, width: 33, height: 21)
+        frame.fillBlack()
+        // Mid-grey luma and neutral chroma everywhere.
+        for y in 0..<21 { frame.row(y, plane: 0).update(repeating: 126) }
+        let rgb = Frame.make(.rgb24, width: 33, height: 21)
+        try Scaler().scale(frame, into: rgb)
+        for y in [0, 10, 20] {
+            for v in rgb.row(y) { #expect(abs(Int(v) - 128) <= 2) }  // (126 − 16) × 255/219 ≈ 128
+        }
+    }
+
+    @Test func missingFileIsNamed() {
+        #expect {
+            _ = try MediaReader(path: "/nonexistent/clip.mp4")
+        } throws: { error in
+            "\(error)".contains("/nonexistent/clip.mp4") && "\(error)".contains("No such file")
+        }
+    }
+
+    @Test func textFileNamedMP4IsRejectedClearly() throws {
+        let dir = TestEnvironment.scratch("text-mp4")
+        let path = dir.appendingPathComponent("notes.mp4").path
+        try "just some text, not a video\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try MediaReader(path: path)
+        } throws: { error in
+            "\(error)".contains(path) && "\(error)".contains("Invalid data")
+        }
+    }
+
+    @Test func cutFileYieldsTheFramesBeforeTheDamageThenAnError() throws {
+        let dir = TestEnvironment.scratch("cut")
+        let path = dir.appendingPathComponent("whole.mp4").path
+        let writer = try MediaWriter(path: path, width: 320, height: 240, fps: 30, settings: .init(crf: 10))
+        for (i, f) in try patternFrames(90).enumerated() { try writer.write(f, index: i) }
+        try writer.finish()
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let cut = dir.appendingPathComponent("cut.mp4").path
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+        let reader = try MediaReader(path: cut)
+        var stamps: [Int?] = []
+        var damage: MediaReader.Damage?
+        do {
+            while let f = try reader.nextFrame() { stamps.append(PatternSource.readStamp(from: f)) }
+        } catch let d as MediaReader.Damage {
+            damage = d
+        }
+        let d = try #require(damage, "a cut file must be reported, not read as a short one")
+        #expect(stamps.count > 30 && stamps.count < 90)
+        // Everything before the damage, in order; near the cut a damaged frame may be skipped.
+        #expect(Array(stamps.prefix(30)) == (0..<30).map { Optional($0) })
+        let numbers = stamps.compactMap { $0 }
+        #expect(numbers.count == stamps.count && zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(d.description.contains(cut))
+        #expect(d.framesDecoded == stamps.count)
+    }
+}

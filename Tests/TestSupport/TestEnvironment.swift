@@ -1,0 +1,103 @@
+import FFmpegSupport
+import Foundation
+import FrameGraph
+
+/// Where things are when tests run: the package root, ../shared (optional), the built CLI, and a
+/// scratch folder under .build/test-output that is kept after the run for inspection.
+public enum TestEnvironment {
+    /// The package root (two levels above Tests/TestSupport).
+    public static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// ../shared beside the checkout.
+    public static let shared = root.deletingLastPathComponent().appendingPathComponent("shared")
+
+    /// A file under ../shared, or nil when it is absent.
+    public static func sharedFile(_ relative: String) -> String? {
+        let path = shared.appendingPathComponent(relative).path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// Whether ../shared's webcam clips are there (tests that need them are skipped otherwise).
+    public static let hasSharedMedia = sharedFile("media/webcam/again.mkv") != nil
+
+    /// The webcam clip most tests use (77 frames, 640×480, 30 fps).
+    public static var againClip: String { sharedFile("media/webcam/again.mkv") ?? "" }
+
+    /// The default input made by tools/make-samples.sh.
+    public static var portraitSample: String? {
+        let path = root.appendingPathComponent("samples/portrait.mp4").path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// The debug build of the CLI (built by `swift build --build-tests`).
+    public static var cli: String { root.appendingPathComponent(".build/debug/framegraph").path }
+
+    /// A fresh folder for one test's files, kept under .build/test-output/NAME.
+    public static func scratch(_ name: String) -> URL {
+        let url = root.appendingPathComponent(".build/test-output/\(name)")
+        try? FileManager.default.removeItem(at: url)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Decodes every frame of a file with FrameGraph's own decoder.
+    public static func decodeAll(_ path: String) throws -> (reader: MediaReader, frames: [Frame]) {
+        let reader = try MediaReader(path: path)
+        var frames: [Frame] = []
+        while let f = try reader.nextFrame() { frames.append(f) }
+        return (reader, frames)
+    }
+}
+
+/// Runs a command and collects its exit status and output.
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs `executable` with `arguments`; `whileRunning` may act on the process (e.g. send SIGINT).
+public func runCommand(_ executable: String, _ arguments: [String], timeout: Double = 120,
+                       whileRunning: ((Process) -> Void)? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = TestEnvironment.root
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    whileRunning?(process)
+    let deadline = Date().addingTimeInterval(timeout)
+    // Read while waiting so a chatty process cannot block on a full pipe.
+    let outData = Locked(Data()), errData = Locked(Data())
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async { outData.set(out.fileHandleForReading.readDataToEndOfFile()); group.leave() }
+    group.enter()
+    DispatchQueue.global().async { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
+    while process.isRunning && Date() < deadline { usleep(20_000) }
+    if process.isRunning {
+        process.terminate()
+        usleep(200_000)
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+    process.waitUntilExit()
+    group.wait()
+    return CommandResult(status: process.terminationStatus,
+                         stdout: String(decoding: outData.get(), as: UTF8.self),
+                         stderr: String(decoding: errData.get(), as: UTF8.self))
+}
+
+/// A value behind a lock, for handing results out of a background closure.
+final class Locked<T>: @unchecked Sendable {
+    private var value: T
+    private let lock = NSLock()
+    init(_ value: T) { self.value = value }
+    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
+    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+/// Whether ffprobe is installed (some tests cross-check with it when present).
+public let ffprobePath: String? = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first { FileManager.default.isExecutableFile(atPath: $0) }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages FrameGraph needs (only those missing). Used by demo.sh and test.sh.
+set -euo pipefail
+packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
+          libxnnpack-dev libpthreadpool-dev libv4l-dev python3 python3-pip)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v swift >/dev/null; then
+  echo "swift is not on PATH: install the Swift 6 toolchain for Linux first (swift.org), then re-run." >&2
+  exit 1
+fi
