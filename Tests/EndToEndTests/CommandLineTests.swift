@@ -186,3 +186,41 @@ import TestSupport
         #expect(nodes.stdout.contains("resize (filter)") && nodes.stdout.contains("ports: foreground, background, mask"))
     }
 }
+
+/// Node options seen through the CLI: start/duration windows, PNG every Nth frame, MKV output.
+@Suite(.serialized) struct NodeOptionTests {
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    func startAndDurationCutAWindowIntoMKV() throws {
+        let dir = TestEnvironment.scratch("cli-window")
+        let output = dir.appendingPathComponent("o.mkv").path
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/transcode.fg", "--input", TestEnvironment.againClip,
+                                                     "--output", output, "--set", "source.start=1", "--set", "source.duration=1", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let (reader, frames) = try TestEnvironment.decodeAll(output)
+        #expect(frames.count == 30)
+        #expect(reader.width == 256)
+        // The window starts at the clip's frame 30: compare with a direct decode of frame 30.
+        let original = try TestEnvironment.decodeAll(TestEnvironment.againClip).frames[30]
+        let scaled = Frame.make(.yuv420p, width: 256, height: 256)
+        try Scaler(method: .area).scale(original, into: scaled)
+        let a = frames[0].row(128), b = scaled.row(128)
+        let meanDifference = zip(a, b).map { abs(Int($0) - Int($1)) }.reduce(0, +) / a.count
+        #expect(meanDifference < 6, "first frame of the window should be the clip's frame 30")
+    }
+
+    @Test func pngSinkWritesEveryNthFrameOfAPattern() throws {
+        let dir = TestEnvironment.scratch("cli-png")
+        let pipeline = dir.appendingPathComponent("png.fg").path
+        try """
+        src  = pattern frames=25 width=320 height=240 format=rgb24
+        snap = png path="\(dir.path)/f-%03d.png" every=10
+        src -> snap
+        """.write(toFile: pipeline, atomically: true, encoding: .utf8)
+        let r = try runCommand(TestEnvironment.cli, ["run", pipeline, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".png") }.sorted()
+        #expect(files == ["f-000.png", "f-010.png", "f-020.png"])
+        let frame = try #require(try TestEnvironment.decodeAll(dir.appendingPathComponent("f-020.png").path).frames.first)
+        #expect(PatternSource.readStamp(from: frame) == 20)
+    }
+}
