@@ -16,7 +16,15 @@ let package = Package(
         .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev"])]),
         .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
         .systemLibrary(name: "CSWScale", pkgConfig: "libswscale", providers: [.apt(["libswscale-dev"])]),
+        // XNNPACK + pthreadpool: the kernels TensorFlow Lite uses on CPU (no pkg-config file; linked by name).
+        .systemLibrary(name: "CXNNPACK", providers: [.apt(["libxnnpack-dev", "libpthreadpool-dev"])]),
 
+        // Neural-network graph IR: tensors, constants in aligned storage, operations, shape checks.
+        .target(name: "NeuralGraph"),
+        // TFLite flatbuffers → graph IR (a small FlatBuffers reader of our own).
+        .target(name: "TFLiteImport", dependencies: ["NeuralGraph"]),
+        // Runs the graph IR through XNNPACK's subgraph runtime, with own kernels for what it lacks.
+        .target(name: "XNNPACKRuntime", dependencies: ["NeuralGraph", "CXNNPACK"]),
         // Core: frames, pixel formats, buffer pool, nodes, graph, scheduler, clocks, stats, tracing.
         .target(name: "FrameGraph"),
         // Thin owning Swift wrappers over FFmpeg (free in deinit, errors thrown with FFmpeg's message).
@@ -25,6 +33,8 @@ let package = Package(
         .target(name: "FrameGraphMedia", dependencies: ["FrameGraph", "FFmpegSupport"]),
         // Filters: crop, resize, pixel-format conversion, grayscale, alpha blend, slow.
         .target(name: "FrameGraphFilters", dependencies: ["FrameGraph", "FFmpegSupport"]),
+        // Network node, output decoders (segmentation mask), composites, model packages.
+        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "NeuralGraph", "TFLiteImport", "XNNPACKRuntime"]),
         // Pipeline description files: parser, node catalog, builder.
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FrameGraphMedia", "FrameGraphFilters"]),
         // The command-line tool.
@@ -36,6 +46,9 @@ let package = Package(
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
         .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraphMedia", "TestSupport"]),
         .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
+        .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "TestSupport"]),
+        .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "TestSupport"]),
+        .testTarget(name: "FrameGraphInferenceTests", dependencies: ["FrameGraphInference", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

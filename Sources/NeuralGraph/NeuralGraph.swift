@@ -1,0 +1,107 @@
+/// A tensor of the graph: name, shape, element type, and data when it is a constant.
+public struct TensorValue: Sendable {
+    public var name: String
+    /// Dimensions; activations are NHWC.
+    public var shape: [Int]
+    public var elementType: ElementType
+    /// Set for weights and other constants (owned by the graph, aligned).
+    public var constant: ConstantStorage?
+
+    public init(name: String, shape: [Int], elementType: ElementType = .float32, constant: ConstantStorage? = nil) {
+        self.name = name
+        self.shape = shape
+        self.elementType = elementType
+        self.constant = constant
+    }
+
+    /// Number of elements.
+    public var elementCount: Int { shape.reduce(1, *) }
+}
+
+/// One operation applied to tensors (by index into ``NeuralGraph/tensors``).
+public struct NeuralNode: Sendable {
+    public var operation: NeuralOperation
+    public var inputs: [Int]
+    public var outputs: [Int]
+    /// The importer's name for it (TFLite: its index and output tensor; ONNX: the node name).
+    public var name: String
+
+    public init(operation: NeuralOperation, inputs: [Int], outputs: [Int], name: String) {
+        self.operation = operation
+        self.inputs = inputs
+        self.outputs = outputs
+        self.name = name
+    }
+}
+
+/// A neural network in FrameGraph's intermediate representation: tensors (NHWC activations,
+/// constants in aligned storage owned by the graph) and operations in execution order.
+/// Importers (TFLite, ONNX, MetalTensor) produce it; executors run it.
+public struct NeuralGraph: Sendable {
+    public var tensors: [TensorValue]
+    public var nodes: [NeuralNode]
+    /// Graph inputs and outputs (tensor indices).
+    public var inputs: [Int]
+    public var outputs: [Int]
+    /// Free-form facts from the model file (format, description, metadata keys).
+    public var metadata: [String: String]
+
+    public init(tensors: [TensorValue] = [], nodes: [NeuralNode] = [], inputs: [Int] = [], outputs: [Int] = [],
+                metadata: [String: String] = [:]) {
+        self.tensors = tensors
+        self.nodes = nodes
+        self.inputs = inputs
+        self.outputs = outputs
+        self.metadata = metadata
+    }
+
+    /// Adds a tensor and returns its index.
+    @discardableResult
+    public mutating func addTensor(_ tensor: TensorValue) -> Int {
+        tensors.append(tensor)
+        return tensors.count - 1
+    }
+
+    /// Number of constant parameters (weights and biases), float elements.
+    public var parameterCount: Int {
+        tensors.filter { $0.constant != nil && ($0.elementType == .float32 || $0.elementType == .float16) }
+            .reduce(0) { $0 + $1.elementCount }
+    }
+}
+
+/// Errors found while importing or validating a model. Each names the operation and tensor involved.
+public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The file is not a model of the expected format, or is damaged (with the byte offset when known).
+    case malformed(file: String, reason: String, offset: Int?)
+    /// Operations the runtime cannot run, all of them, by name and count.
+    case unsupportedOperations(file: String, operations: [String])
+    /// Quantized (int8/uint8) models are not supported yet.
+    case quantizedModel(file: String, tensor: String)
+    /// A tensor's shape does not fit the operation.
+    case shapeMismatch(operation: String, tensor: String, expected: String, got: String)
+    /// Something else about one operation is wrong.
+    case invalidOperation(operation: String, reason: String)
+    /// An input given at prediction time does not match the model's input.
+    case inputMismatch(input: String, expected: String, got: String)
+    /// The runtime (XNNPACK) refused the graph.
+    case runtime(operation: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .malformed(let file, let reason, let offset):
+            return "\(file): not a valid model: \(reason)" + (offset.map { " (at byte \($0))" } ?? "")
+        case .unsupportedOperations(let file, let operations):
+            return "\(file): unsupported operations: \(operations.joined(separator: ", "))"
+        case .quantizedModel(let file, let tensor):
+            return "\(file): quantized models (int8/uint8) are not supported yet (tensor '\(tensor)'); use a float32 or float16 model"
+        case .shapeMismatch(let operation, let tensor, let expected, let got):
+            return "\(operation): tensor '\(tensor)' has shape \(got), expected \(expected)"
+        case .invalidOperation(let operation, let reason):
+            return "\(operation): \(reason)"
+        case .inputMismatch(let input, let expected, let got):
+            return "input '\(input)': expected \(expected), got \(got)"
+        case .runtime(let operation, let reason):
+            return "\(operation): \(reason)"
+        }
+    }
+}
