@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Fetch MediaPipe's four TFLite models used by FrameGraph from the
+# mediapipe==0.10.21 wheel on PyPI, verify the wheel and every model by
+# SHA-256, and extract them into a cache directory.
+#
+#   tools/models/fetch_mediapipe_models.sh [CACHE_DIR]   (default: models/cache)
+#
+# Idempotent: when the four files are already in CACHE_DIR with the pinned
+# hashes nothing is downloaded. The wheel (~36 MB) is kept in CACHE_DIR so a
+# re-extraction never downloads again. CACHE_DIR gets a '.gitignore' with '*'
+# so that nothing in it is ever committed.
+#
+# Environment: PYTHON (interpreter whose pip is used; default: the repo's
+# .venv-tools if present, else python3).
+set -euo pipefail
+
+CACHE_DIR="${1:-models/cache}"
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+WHEEL_NAME="mediapipe-0.10.21-cp311-cp311-manylinux_2_28_x86_64.whl"
+WHEEL_SHA256="05dc4a9e593655a79558d05d6227d31018c2537a4bd3362b51e230cf22aecfe3"
+
+# name  sha256  path-inside-wheel
+MODELS=(
+  "selfie_segmentation.tflite 9ee168ec7c8f2a16c56fe8e1cfbc514974cbbb7e434051b455635f1bd1462f5c mediapipe/modules/selfie_segmentation/selfie_segmentation.tflite"
+  "selfie_segmentation_landscape.tflite a77d03f4659b9f6b6c1f5106947bf40e99d7655094b6527f214ea7d451106edd mediapipe/modules/selfie_segmentation/selfie_segmentation_landscape.tflite"
+  "face_detection_short_range.tflite bbff11cebd1eb27a1e004cae0b0e63ec8c551cbf34a4451148b4908b8db3eca8 mediapipe/modules/face_detection/face_detection_short_range.tflite"
+  "face_landmark.tflite 1055cb9d4a9ca8b8c688902a3a5194311138ba256bcc94e336d8373a5f30c814 mediapipe/modules/face_landmark/face_landmark.tflite"
+)
+
+if [[ -z "${PYTHON:-}" ]]; then
+  if [[ -x "$REPO_ROOT/.venv-tools/bin/python" ]]; then PYTHON="$REPO_ROOT/.venv-tools/bin/python"; else PYTHON=python3; fi
+fi
+
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+mkdir -p "$CACHE_DIR"
+[[ -f "$CACHE_DIR/.gitignore" ]] || printf '# downloaded models and wheels: never committed\n*\n' > "$CACHE_DIR/.gitignore"
+
+all_ok() {
+  local entry name sha
+  for entry in "${MODELS[@]}"; do
+    read -r name sha _ <<<"$entry"
+    [[ -f "$CACHE_DIR/$name" && "$(sha_of "$CACHE_DIR/$name")" == "$sha" ]] || return 1
+  done
+}
+
+if all_ok; then
+  echo "fetch_mediapipe_models: all 4 models present and verified in $CACHE_DIR"
+  exit 0
+fi
+
+WHEEL="$CACHE_DIR/$WHEEL_NAME"
+if [[ ! -f "$WHEEL" || "$(sha_of "$WHEEL")" != "$WHEEL_SHA256" ]]; then
+  rm -f "$WHEEL"
+  echo "fetch_mediapipe_models: downloading $WHEEL_NAME from PyPI ..."
+  "$PYTHON" -m pip download "mediapipe==0.10.21" --no-deps --only-binary=:all: \
+    --python-version 3.11 --implementation cp --abi cp311 \
+    --platform manylinux_2_28_x86_64 -d "$CACHE_DIR" --quiet
+fi
+got="$(sha_of "$WHEEL")"
+if [[ "$got" != "$WHEEL_SHA256" ]]; then
+  echo "fetch_mediapipe_models: wheel SHA-256 mismatch: got $got, want $WHEEL_SHA256" >&2
+  rm -f "$WHEEL"
+  exit 1
+fi
+
+status=0
+for entry in "${MODELS[@]}"; do
+  read -r name sha inner <<<"$entry"
+  # extract with Python's zipfile (no dependency on unzip); write atomically
+  "$PYTHON" - "$WHEEL" "$inner" "$CACHE_DIR/$name.tmp" <<'EOF'
+import sys, zipfile
+whl, inner, dst = sys.argv[1:]
+with zipfile.ZipFile(whl) as z, open(dst, "wb") as f:
+    f.write(z.read(inner))
+EOF
+  got="$(sha_of "$CACHE_DIR/$name.tmp")"
+  if [[ "$got" == "$sha" ]]; then
+    mv -f "$CACHE_DIR/$name.tmp" "$CACHE_DIR/$name"
+    echo "fetch_mediapipe_models: $name OK ($sha)"
+  else
+    rm -f "$CACHE_DIR/$name.tmp"
+    echo "fetch_mediapipe_models: $name SHA-256 mismatch: got $got, want $sha" >&2
+    status=1
+  fi
+done
+exit $status
