@@ -1,0 +1,116 @@
+import Foundation
+import NeuralGraph
+
+/// The operations this XNNPACK snapshot lacks, as plain Swift loops over the predictor's buffers:
+/// concatenation, tanh, hard sigmoid, mean over arbitrary axes, nearest-neighbour resize, softmax
+/// with a temperature.
+enum NativeKernels {
+    /// A kernel bound to its input and output buffers.
+    static func make(_ node: NeuralNode, graph: NeuralGraph, buffers: [Int: TensorBuffer],
+                     constants: [Int: ConstantStorage]) throws -> () -> Void {
+        let label = "\(node.operation.name) ('\(node.name)')"
+        func pointer(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
+            if let b = buffers[tensor] { return b.pointer }
+            if let c = constants[tensor] { return c.floatPointer }
+            throw ModelError.runtime(operation: label, reason: "tensor '\(graph.tensors[tensor].name)' has no buffer")
+        }
+        let out = try pointer(node.outputs[0])
+        let outShape = graph.tensors[node.outputs[0]].shape
+        let count = outShape.reduce(1, *)
+        switch node.operation {
+        case .concatenation(let axisParameter, let activation):
+            let rank = outShape.count
+            let axis = axisParameter < 0 ? axisParameter + rank : axisParameter
+            let outer = outShape[..<axis].reduce(1, *)
+            let parts = try node.inputs.map { t -> (UnsafeMutablePointer<Float>, Int) in
+                let shape = graph.tensors[t].shape
+                return (try pointer(t), shape[axis...].reduce(1, *))
+            }
+            let total = parts.reduce(0) { $0 + $1.1 }
+            let range = activation.range
+            return {
+                for o in 0..<outer {
+                    var offset = o * total
+                    for (src, inner) in parts {
+                        (out + offset).update(from: src + o * inner, count: inner)
+                        offset += inner
+                    }
+                }
+                if activation != .none { clamp(out, count, range) }
+            }
+        case .tanh:
+            let src = try pointer(node.inputs[0])
+            return { for i in 0..<count { out[i] = Foundation.tanh(src[i]) } }
+        case .hardSigmoid(let alpha, let beta):
+            let src = try pointer(node.inputs[0])
+            return { for i in 0..<count { out[i] = max(0, min(1, alpha * src[i] + beta)) } }
+        case .mean(let axesParameter, _):
+            let inShape = graph.tensors[node.inputs[0]].shape
+            let src = try pointer(node.inputs[0])
+            let rank = inShape.count
+            let axes = Set(axesParameter.map { $0 < 0 ? $0 + rank : $0 })
+            var strides = [Int](repeating: 1, count: rank)
+            for d in stride(from: rank - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * inShape[d + 1] }
+            let reduced = axes.reduce(1) { $0 * inShape[$1] }
+            let keptDims = (0..<rank).filter { !axes.contains($0) }
+            let total = inShape.reduce(1, *)
+            return {
+                for i in 0..<count { out[i] = 0 }
+                for flat in 0..<total {
+                    var rest = flat, o = 0
+                    for d in 0..<rank {
+                        let coordinate = rest / strides[d]
+                        rest %= strides[d]
+                        if !axes.contains(d) {
+                            o = o * inShape[d] + coordinate
+                        }
+                    }
+                    out[o] += src[flat]
+                }
+                let scale = 1 / Float(reduced)
+                for i in 0..<count { out[i] *= scale }
+                _ = keptDims
+            }
+        case .resizeNearest(let alignCorners, let halfPixel):
+            let inShape = graph.tensors[node.inputs[0]].shape
+            let src = try pointer(node.inputs[0])
+            let (n, ih, iw, c) = (inShape[0], inShape[1], inShape[2], inShape[3])
+            let (oh, ow) = (outShape[1], outShape[2])
+            func index(_ o: Int, _ inSize: Int, _ outSize: Int) -> Int {
+                let scale = alignCorners && outSize > 1 ? Float(inSize - 1) / Float(outSize - 1) : Float(inSize) / Float(outSize)
+                let x = halfPixel ? (Float(o) + 0.5) * scale : Float(o) * scale
+                let i = alignCorners ? Int(x.rounded()) : Int(x.rounded(.down))
+                return min(max(i, 0), inSize - 1)
+            }
+            let ys = (0..<oh).map { index($0, ih, oh) }, xs = (0..<ow).map { index($0, iw, ow) }
+            return {
+                for b in 0..<n {
+                    for y in 0..<oh {
+                        for x in 0..<ow {
+                            (out + ((b * oh + y) * ow + x) * c).update(from: src + ((b * ih + ys[y]) * iw + xs[x]) * c, count: c)
+                        }
+                    }
+                }
+            }
+        case .softmax(let beta):
+            let src = try pointer(node.inputs[0])
+            let last = outShape.last ?? 1
+            return {
+                for row in 0..<(count / last) {
+                    let s = src + row * last, d = out + row * last
+                    var m = -Float.infinity
+                    for i in 0..<last { m = max(m, s[i]) }
+                    var sum: Float = 0
+                    for i in 0..<last { d[i] = exp(beta * (s[i] - m)); sum += d[i] }
+                    for i in 0..<last { d[i] /= sum }
+                }
+            }
+        default:
+            throw ModelError.runtime(operation: label, reason: "no native kernel")
+        }
+    }
+
+    static func clamp(_ p: UnsafeMutablePointer<Float>, _ count: Int, _ range: (Float, Float)) {
+        for i in 0..<count { p[i] = min(max(p[i], range.0), range.1) }
+    }
+}

@@ -1,0 +1,236 @@
+import CXNNPACK
+import Foundation
+import NeuralGraph
+
+/// Runs a ``NeuralGraph`` on the CPU: maximal runs of operations XNNPACK supports become XNNPACK
+/// subgraph runtimes; the rest run as native kernels in between. Input and output buffers are
+/// allocated once and reused for every prediction: write the inputs, call ``predict()``, read the
+/// outputs.
+///
+/// ```swift
+/// let predictor = try Predictor(graph: try TFLiteImporter.load(path: "selfie_segmentation.tflite"))
+/// fill(predictor.input(0).values)      // NHWC float32
+/// try predictor.predict()
+/// let mask = predictor.output(0).values
+/// ```
+/// Threads: one by default (steady when the other core is busy; a 2-thread pool spikes under load on
+/// a 2-core machine). A predictor is used by one thread at a time; ``predict()`` holds a lock.
+public final class Predictor: @unchecked Sendable {
+    /// Settings with their defaults.
+    public struct Options: Sendable {
+        /// Inference threads. Default 1 (no thread pool).
+        public var threads = 1
+        /// Compile every operation as its own stage, to time operations one by one (slower; for
+        /// `model bench`'s per-operation report only).
+        public var stagePerOperation = false
+        public init(threads: Int = 1, stagePerOperation: Bool = false) {
+            self.threads = threads
+            self.stagePerOperation = stagePerOperation
+        }
+    }
+
+    /// One step of the execution plan.
+    enum Stage {
+        case xnnpack(XNNPACKStage)
+        case native(nodeIndex: Int, run: () -> Void)
+    }
+
+    public let graph: NeuralGraph
+    public let options: Options
+    /// Seconds spent compiling (partitioning, creating runtimes).
+    public let compileSeconds: Double
+    private var stages: [Stage] = []
+    private var buffers: [Int: TensorBuffer] = [:]
+    private var constants: [Int: ConstantStorage] = [:]
+    private var threadpool: pthreadpool_t?
+    private let lock = NSLock()
+
+    /// Compiles `graph` for prediction.
+    public init(graph original: NeuralGraph, options: Options = Options()) throws {
+        let start = DispatchTime.now().uptimeNanoseconds
+        self.options = options
+        let graph = Self.lower(original)
+        self.graph = graph
+        guard XNNPACKLibrary.initialized else { throw XNNPACKError(operation: "initialize", status: "failed") }
+        if options.threads > 1 { threadpool = pthreadpool_create(options.threads) }
+
+        // Constants as float32 in storage the predictor keeps (XNNPACK reads them at runtime creation).
+        for (i, t) in graph.tensors.enumerated() {
+            guard let c = t.constant else { continue }
+            constants[i] = c.elementType == .float32 ? c : ConstantStorage(floats: c.floats())
+        }
+        // Partition into stages.
+        var plan: [(xnn: Bool, nodes: [Int])] = []
+        for (i, node) in graph.nodes.enumerated() {
+            let supported = XNNPACKStage.supports(node, in: graph)
+            if supported, !options.stagePerOperation, let last = plan.last, last.xnn {
+                plan[plan.count - 1].nodes.append(i)
+            } else {
+                plan.append((supported, [i]))
+            }
+        }
+        // Tensors that cross stages (or are graph inputs/outputs) get buffers of their own.
+        var producerStage: [Int: Int] = [:], consumerStages: [Int: Set<Int>] = [:]
+        for (s, step) in plan.enumerated() {
+            for n in step.nodes {
+                for o in graph.nodes[n].outputs { producerStage[o] = s }
+                for i in graph.nodes[n].inputs where i >= 0 { consumerStages[i, default: []].insert(s) }
+            }
+        }
+        var crossing = Set(graph.inputs).union(graph.outputs)
+        for (tensor, producer) in producerStage where consumerStages[tensor]?.contains(where: { $0 != producer }) ?? false {
+            crossing.insert(tensor)
+        }
+        for (s, step) in plan.enumerated() where !step.xnn {
+            for n in step.nodes {
+                for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
+            }
+            _ = s
+        }
+        for t in crossing where constants[t] == nil { buffers[t] = TensorBuffer(shape: graph.tensors[t].shape) }
+        let externalIDs = Dictionary(uniqueKeysWithValues: buffers.keys.sorted().enumerated().map { ($1, UInt32($0)) })
+
+        for step in plan {
+            if step.xnn {
+                // External ids must be dense per subgraph: renumber the ones this stage touches.
+                var used: [Int] = []
+                for n in step.nodes {
+                    for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && externalIDs[t] != nil && !used.contains(t) {
+                        used.append(t)
+                    }
+                }
+                let local = Dictionary(uniqueKeysWithValues: used.enumerated().map { ($1, UInt32($0)) })
+                stages.append(.xnnpack(try XNNPACKStage(graph: graph, nodeIndices: step.nodes, externals: local, buffers: buffers,
+                                                        constants: constants, threadpool: threadpool)))
+            } else {
+                for n in step.nodes {
+                    stages.append(.native(nodeIndex: n, run: try NativeKernels.make(graph.nodes[n], graph: graph, buffers: buffers,
+                                                                                     constants: constants)))
+                }
+            }
+        }
+        compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    deinit {
+        stages.removeAll()
+        if let threadpool { pthreadpool_destroy(threadpool) }
+    }
+
+    /// Number of inputs and outputs.
+    public var inputCount: Int { graph.inputs.count }
+    public var outputCount: Int { graph.outputs.count }
+
+    /// The buffer of input `i` (NHWC float32): write into it before ``predict()``.
+    public func input(_ i: Int) -> TensorBuffer { buffers[graph.inputs[i]] ?? TensorBuffer(shape: [0]) }
+    /// The buffer of output `i`: valid after ``predict()`` until the next one.
+    public func output(_ i: Int) -> TensorBuffer { buffers[graph.outputs[i]] ?? TensorBuffer(shape: [0]) }
+    /// Name and shape of input / output `i`.
+    public func inputInfo(_ i: Int) -> TensorValue { graph.tensors[graph.inputs[i]] }
+    public func outputInfo(_ i: Int) -> TensorValue { graph.tensors[graph.outputs[i]] }
+
+    /// How the graph was split: XNNPACK stages (with their operation counts) and native operations.
+    public var planSummary: String {
+        stages.map { stage -> String in
+            switch stage {
+            case .xnnpack(let s): return "xnnpack(\(s.nodeIndices.count) ops)"
+            case .native(let n, _): return "native(\(graph.nodes[n].operation.name))"
+            }
+        }.joined(separator: " → ")
+    }
+
+    /// Runs the graph on the current input buffers (synchronous).
+    public func predict() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        for stage in stages {
+            switch stage {
+            case .xnnpack(let s): try s.run()
+            case .native(_, let run): run()
+            }
+        }
+    }
+
+    /// Runs the graph, timing each stage; returns (operation names of the stage, seconds) per stage.
+    public func predictTimed() throws -> [(operations: [String], seconds: Double)] {
+        lock.lock()
+        defer { lock.unlock() }
+        var result: [(operations: [String], seconds: Double)] = []
+        for stage in stages {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let names: [String]
+            switch stage {
+            case .xnnpack(let s):
+                try s.run()
+                names = s.nodeIndices.map { graph.nodes[$0].operation.name }
+            case .native(let n, let run):
+                run()
+                names = [graph.nodes[n].operation.name]
+            }
+            result.append((names, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9))
+        }
+        return result
+    }
+
+    /// Copies `inputs` (one flat NHWC array per input) in, predicts, and returns copies of the outputs.
+    public func predict(_ inputs: [[Float]]) throws -> [[Float]] {
+        guard inputs.count == inputCount else {
+            throw ModelError.inputMismatch(input: "all", expected: "\(inputCount) inputs", got: "\(inputs.count)")
+        }
+        for (i, values) in inputs.enumerated() {
+            let buffer = input(i)
+            guard values.count == buffer.count else {
+                throw ModelError.inputMismatch(input: inputInfo(i).name, expected: "\(buffer.count) values \(buffer.shape)", got: "\(values.count) values")
+            }
+            buffer.pointer.update(from: values, count: values.count)
+        }
+        try predict()
+        return (0..<outputCount).map { Array(output($0).values) }
+    }
+
+    /// Asynchronous prediction: runs on a background queue and resumes when done.
+    public func predictAsync() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                do {
+                    try predict()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Splits activations XNNPACK cannot fuse (tanh) into separate operations.
+    static func lower(_ graph: NeuralGraph) -> NeuralGraph {
+        var g = graph
+        var nodes: [NeuralNode] = []
+        for var node in graph.nodes {
+            var fused: FusedActivation?
+            switch node.operation {
+            case .conv2d(var p) where p.activation == .tanh: p.activation = .none; node.operation = .conv2d(p); fused = .tanh
+            case .depthwiseConv2d(var p) where p.activation == .tanh: p.activation = .none; node.operation = .depthwiseConv2d(p); fused = .tanh
+            case .transposeConv2d(var p) where p.activation == .tanh: p.activation = .none; node.operation = .transposeConv2d(p); fused = .tanh
+            case .add(.tanh): node.operation = .add(.none); fused = .tanh
+            case .subtract(.tanh): node.operation = .subtract(.none); fused = .tanh
+            case .multiply(.tanh): node.operation = .multiply(.none); fused = .tanh
+            case .divide(.tanh): node.operation = .divide(.none); fused = .tanh
+            default: break
+            }
+            if fused != nil {
+                let final = node.outputs[0]
+                var t = g.tensors[final]
+                t.name += "/before_tanh"
+                let intermediate = g.addTensor(t)
+                node.outputs[0] = intermediate
+                nodes.append(node)
+                nodes.append(NeuralNode(operation: .tanh, inputs: [intermediate], outputs: [final], name: node.name + "/tanh"))
+            } else {
+                nodes.append(node)
+            }
+        }
+        g.nodes = nodes
+        return g
+    }
+}

@@ -1,0 +1,214 @@
+import CXNNPACK
+import NeuralGraph
+
+/// A run of graph operations compiled into one XNNPACK subgraph runtime. Tensors that cross the
+/// stage's border are external values bound once to buffers the predictor owns; constants point into
+/// storage the predictor keeps alive; everything else is internal to XNNPACK.
+final class XNNPACKStage {
+    private var runtime: xnn_runtime_t?
+    let nodeIndices: [Int]
+
+    /// Whether XNNPACK can run `node` (the rest run as native kernels).
+    static func supports(_ node: NeuralNode, in graph: NeuralGraph) -> Bool {
+        func isConstant(_ i: Int) -> Bool { graph.tensors[i].constant != nil }
+        switch node.operation {
+        case .conv2d(let p), .depthwiseConv2d(let p), .transposeConv2d(let p):
+            return p.activation != .tanh && node.inputs.count >= 2 && node.inputs.dropFirst().allSatisfy(isConstant)
+                && graph.tensors[node.inputs[0]].shape.count == 4
+        case .fullyConnected(let a):
+            return a != .tanh && node.inputs.dropFirst().allSatisfy(isConstant)
+        case .add(let a), .subtract(let a), .multiply(let a), .divide(let a):
+            return a != .tanh && node.inputs.allSatisfy { graph.tensors[$0].shape.count <= 4 }
+        case .minimum, .maximum, .relu, .relu6, .reluN1To1, .clamp, .hardSwish, .logistic, .leakyRelu:
+            return true
+        case .prelu:
+            return node.inputs.count == 2 && isConstant(node.inputs[1]) && graph.tensors[node.inputs[0]].shape.count == 4
+        case .averagePool2d(let p), .maxPool2d(let p):
+            return p.activation != .tanh
+        case .mean(let axes, _):
+            let rank = graph.tensors[node.inputs[0]].shape.count
+            return rank == 4 && Set(axes.map { $0 < 0 ? $0 + rank : $0 }) == [1, 2]
+        case .pad(_, _), .reshape:
+            return true
+        case .resizeBilinear(let alignCorners, let halfPixel):
+            return !(alignCorners && halfPixel) && graph.tensors[node.inputs[0]].shape.count == 4
+        case .softmax(let beta):
+            return beta == 1
+        case .tanh, .hardSigmoid, .concatenation, .resizeNearest:
+            return false
+        }
+    }
+
+    init(graph: NeuralGraph, nodeIndices: [Int], externals: [Int: UInt32], buffers: [Int: TensorBuffer],
+         constants: [Int: ConstantStorage], threadpool: pthreadpool_t?) throws {
+        self.nodeIndices = nodeIndices
+        _ = XNNPACKLibrary.initialized
+        var subgraph: xnn_subgraph_t?
+        try xnnCheck(xnn_create_subgraph(UInt32(externals.count), 0, &subgraph), "create subgraph")
+        defer { xnn_delete_subgraph(subgraph) }
+
+        // Which externals this stage reads and which it writes.
+        var produced: Set<Int> = []
+        for i in nodeIndices { produced.formUnion(graph.nodes[i].outputs) }
+        var ids: [Int: UInt32] = [:]
+
+        func value(_ tensor: Int, shape override: [Int]? = nil) throws -> UInt32 {
+            if override == nil, let id = ids[tensor] { return id }
+            let t = graph.tensors[tensor]
+            let dims = (override ?? t.shape).map { Int($0) }
+            var id: UInt32 = XNN_INVALID_VALUE_ID
+            var data: UnsafeRawPointer?
+            var external: UInt32 = XNN_INVALID_VALUE_ID
+            var flags: UInt32 = 0
+            if let c = constants[tensor] {
+                data = UnsafeRawPointer(c.bytes)
+            } else if let e = externals[tensor] {
+                external = e
+                flags = produced.contains(tensor) ? UInt32(XNN_VALUE_FLAG_EXTERNAL_OUTPUT) : UInt32(XNN_VALUE_FLAG_EXTERNAL_INPUT)
+            }
+            try dims.withUnsafeBufferPointer { d in
+                try xnnCheck(xnn_define_tensor_value(subgraph, xnn_datatype_fp32, d.count, d.baseAddress, data, external, flags, &id),
+                             "define tensor '\(t.name)' \(t.shape)")
+            }
+            if override == nil { ids[tensor] = id }
+            return id
+        }
+
+        for index in nodeIndices {
+            let node = graph.nodes[index]
+            try Self.define(node, index: index, graph: graph, subgraph: subgraph, value: value)
+        }
+        var rt: xnn_runtime_t?
+        try xnnCheck(xnn_create_runtime_v2(subgraph, threadpool, 0, &rt), "create runtime for operations \(nodeIndices.first ?? 0)…\(nodeIndices.last ?? 0)")
+        runtime = rt
+        let bound = externals.compactMap { tensor, id -> xnn_external_value? in
+            guard ids[tensor] != nil, let b = buffers[tensor] else { return nil }
+            return xnn_external_value(id: id, data: UnsafeMutableRawPointer(b.pointer))
+        }
+        try bound.withUnsafeBufferPointer { try xnnCheck(xnn_setup_runtime(runtime, $0.count, $0.baseAddress), "set up runtime") }
+    }
+
+    deinit { xnn_delete_runtime(runtime) }
+
+    func run() throws {
+        try xnnCheck(xnn_invoke_runtime(runtime), "run operations \(nodeIndices.first ?? 0)…\(nodeIndices.last ?? 0)")
+    }
+
+    // swiftlint:disable:next function_body_length cyclomatic_complexity
+    private static func define(_ node: NeuralNode, index: Int, graph: NeuralGraph, subgraph: xnn_subgraph_t?,
+                               value: (Int, [Int]?) throws -> UInt32) throws {
+        let label = "operation \(index) \(node.operation.name) ('\(node.name)')"
+        func v(_ t: Int) throws -> UInt32 { try value(t, nil) }
+        let input = node.inputs[0], output = node.outputs[0]
+        let inShape = graph.tensors[input].shape, outShape = graph.tensors[output].shape
+        func bias(_ i: Int) throws -> UInt32 {
+            node.inputs.count > i && node.inputs[i] >= 0 ? try v(node.inputs[i]) : XNN_INVALID_VALUE_ID
+        }
+        var status = xnn_status_success
+        switch node.operation {
+        case .conv2d(let p):
+            let filter = graph.tensors[node.inputs[1]].shape  // [O, H, W, I]
+            let (pt, pb) = p.padding.amounts(input: inShape[1], output: outShape[1], kernel: filter[1], stride: p.strideH, dilation: p.dilationH, vertical: true)
+            let (pl, pr) = p.padding.amounts(input: inShape[2], output: outShape[2], kernel: filter[2], stride: p.strideW, dilation: p.dilationW, vertical: false)
+            let groups = max(1, inShape[3] / max(1, filter[3]))
+            let (lo, hi) = p.activation.range
+            status = xnn_define_convolution_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(filter[1]), UInt32(filter[2]),
+                                               UInt32(p.strideH), UInt32(p.strideW), UInt32(p.dilationH), UInt32(p.dilationW),
+                                               UInt32(groups), filter[3], filter[0] / groups, lo, hi,
+                                               try v(input), try v(node.inputs[1]), try bias(2), try v(output), 0)
+        case .depthwiseConv2d(let p):
+            let filter = graph.tensors[node.inputs[1]].shape  // [1, H, W, C × multiplier]
+            let (pt, pb) = p.padding.amounts(input: inShape[1], output: outShape[1], kernel: filter[1], stride: p.strideH, dilation: p.dilationH, vertical: true)
+            let (pl, pr) = p.padding.amounts(input: inShape[2], output: outShape[2], kernel: filter[2], stride: p.strideW, dilation: p.dilationW, vertical: false)
+            let (lo, hi) = p.activation.range
+            status = xnn_define_depthwise_convolution_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(filter[1]), UInt32(filter[2]),
+                                                         UInt32(p.strideH), UInt32(p.strideW), UInt32(p.dilationH), UInt32(p.dilationW),
+                                                         UInt32(max(1, filter[3] / max(1, inShape[3]))), inShape[3], lo, hi,
+                                                         try v(input), try v(node.inputs[1]), try bias(2), try v(output), 0)
+        case .transposeConv2d(let p):
+            let filter = graph.tensors[node.inputs[1]].shape  // [O, H, W, I]
+            func axis(_ i: Int, _ o: Int, _ k: Int, _ s: Int) -> (Int, Int, Int) {
+                let full = (i - 1) * s + k
+                let total = max(0, full - o)
+                let adjustment = o - (full - total)
+                return (total / 2, total - total / 2, max(0, adjustment))
+            }
+            let (pt, pb, ah) = axis(inShape[1], outShape[1], filter[1], p.strideH)
+            let (pl, pr, aw) = axis(inShape[2], outShape[2], filter[2], p.strideW)
+            let (lo, hi) = p.activation.range
+            status = xnn_define_deconvolution_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(ah), UInt32(aw),
+                                                 UInt32(filter[1]), UInt32(filter[2]), UInt32(p.strideH), UInt32(p.strideW), 1, 1,
+                                                 1, filter[3], filter[0], lo, hi,
+                                                 try v(input), try v(node.inputs[1]), try bias(2), try v(output), 0)
+        case .fullyConnected(let a):
+            let (lo, hi) = a.range
+            status = xnn_define_fully_connected(subgraph, lo, hi, try v(input), try v(node.inputs[1]), try bias(2), try v(output),
+                                                UInt32(XNN_FLAG_TENSORFLOW_RESHAPE_2D))
+        case .add(let a):
+            let (lo, hi) = a.range
+            status = xnn_define_add2(subgraph, lo, hi, try v(input), try v(node.inputs[1]), try v(output), 0)
+        case .subtract(let a):
+            let (lo, hi) = a.range
+            status = xnn_define_subtract(subgraph, lo, hi, try v(input), try v(node.inputs[1]), try v(output), 0)
+        case .multiply(let a):
+            let (lo, hi) = a.range
+            status = xnn_define_multiply2(subgraph, lo, hi, try v(input), try v(node.inputs[1]), try v(output), 0)
+        case .divide(let a):
+            let (lo, hi) = a.range
+            status = xnn_define_divide(subgraph, lo, hi, try v(input), try v(node.inputs[1]), try v(output), 0)
+        case .minimum:
+            status = xnn_define_minimum2(subgraph, try v(input), try v(node.inputs[1]), try v(output), 0)
+        case .maximum:
+            status = xnn_define_maximum2(subgraph, try v(input), try v(node.inputs[1]), try v(output), 0)
+        case .relu:
+            status = xnn_define_clamp(subgraph, 0, .infinity, try v(input), try v(output), 0)
+        case .relu6:
+            status = xnn_define_clamp(subgraph, 0, 6, try v(input), try v(output), 0)
+        case .reluN1To1:
+            status = xnn_define_clamp(subgraph, -1, 1, try v(input), try v(output), 0)
+        case .clamp(let lo, let hi):
+            status = xnn_define_clamp(subgraph, lo, hi, try v(input), try v(output), 0)
+        case .hardSwish:
+            status = xnn_define_hardswish(subgraph, try v(input), try v(output), 0)
+        case .logistic:
+            status = xnn_define_sigmoid(subgraph, try v(input), try v(output), 0)
+        case .leakyRelu(let alpha):
+            status = xnn_define_leaky_relu(subgraph, alpha, try v(input), try v(output), 0)
+        case .prelu:
+            let channels = inShape[3]
+            status = xnn_define_prelu(subgraph, try v(input), try value(node.inputs[1], [channels]), try v(output), 0)
+        case .averagePool2d(let p), .maxPool2d(let p):
+            let (pt, pb) = p.padding.amounts(input: inShape[1], output: outShape[1], kernel: p.filterH, stride: p.strideH, dilation: 1, vertical: true)
+            let (pl, pr) = p.padding.amounts(input: inShape[2], output: outShape[2], kernel: p.filterW, stride: p.strideW, dilation: 1, vertical: false)
+            let (lo, hi) = p.activation.range
+            if case .averagePool2d = node.operation {
+                status = xnn_define_average_pooling_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(p.filterH), UInt32(p.filterW),
+                                                       UInt32(p.strideH), UInt32(p.strideW), lo, hi, try v(input), try v(output), 0)
+            } else {
+                status = xnn_define_max_pooling_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(p.filterH), UInt32(p.filterW),
+                                                   UInt32(p.strideH), UInt32(p.strideW), 1, 1, lo, hi, try v(input), try v(output), 0)
+            }
+        case .mean:
+            let pooled = [inShape[0], 1, 1, inShape[3]]
+            status = xnn_define_global_average_pooling_2d(subgraph, -.infinity, .infinity, try v(input), try value(output, pooled), 0)
+            if outShape != pooled {
+                throw ModelError.runtime(operation: label, reason: "MEAN without keep_dims needs a reshape (not supported yet)")
+            }
+        case .pad(let paddings, let padValue):
+            var before = paddings.map { $0.0 }, after = paddings.map { $0.1 }
+            while before.count < 4 { before.append(0); after.append(0) }
+            status = xnn_define_static_constant_pad(subgraph, before, after, padValue, try v(input), try v(output), 0)
+        case .reshape:
+            let from = try v(input), to = try v(output)
+            status = xnn_define_static_reshape(subgraph, outShape.count, outShape, from, to, 0)
+        case .resizeBilinear(let alignCorners, let halfPixel):
+            let flags: Int32 = alignCorners ? XNN_FLAG_ALIGN_CORNERS : (halfPixel ? 0 : XNN_FLAG_TENSORFLOW_LEGACY_MODE)
+            status = xnn_define_static_resize_bilinear_2d(subgraph, outShape[1], outShape[2], try v(input), try v(output), UInt32(flags))
+        case .softmax:
+            status = xnn_define_softmax(subgraph, try v(input), try v(output), 0)
+        case .tanh, .hardSigmoid, .concatenation, .resizeNearest:
+            throw ModelError.runtime(operation: label, reason: "not an XNNPACK operation")
+        }
+        try xnnCheck(status, label)
+    }
+}
