@@ -1,0 +1,63 @@
+import Foundation
+import NeuralGraph
+
+/// Imports TensorFlow Lite models (`.tflite` FlatBuffers, such as MediaPipe's) into the ``NeuralGraph``
+/// IR, with a bounds-checked FlatBuffers reader of its own.
+///
+/// What it does:
+/// - checks the `TFL3` file identifier and reads the first subgraph (the metadata says when there are more);
+/// - copies constant buffers into aligned ``ConstantStorage``; float16 constants become float32, and a
+///   DEQUANTIZE of a constant float16 buffer is folded away (its output becomes a float32 constant);
+/// - maps each operator to a ``NeuralOperation``, moving shape, axis and padding constants into the
+///   operation's parameters so node inputs are data tensors only;
+/// - refuses quantized models (``ModelError/quantizedModel(file:tensor:)``), reports every unsupported
+///   operator at once with counts (``ModelError/unsupportedOperations(file:operations:)``), and checks
+///   every shape with ``NeuralGraph/validate()``.
+///
+/// ```swift
+/// let graph = try TFLiteImporter.load(path: "models/selfie_segmentation.tflite")
+/// print(graph.tensors[graph.inputs[0]].shape)   // [1, 256, 256, 3]
+/// ```
+public enum TFLiteImporter {
+    /// Loads the model at `path`. Errors reading the file are passed on as they are; everything about
+    /// its content is a ``ModelError``.
+    public static func load(path: String) throws -> NeuralGraph {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+        return try load(bytes: [UInt8](data), fileName: (path as NSString).lastPathComponent)
+    }
+
+    /// Loads a model from `data`; `fileName` names it in error messages.
+    public static func load(data: Data, fileName: String) throws(ModelError) -> NeuralGraph {
+        try load(bytes: [UInt8](data), fileName: fileName)
+    }
+
+    /// Loads a model from `bytes`; `fileName` names it in error messages.
+    public static func load(bytes: [UInt8], fileName: String) throws(ModelError) -> NeuralGraph {
+        guard bytes.count >= 8 else {
+            throw ModelError.malformed(file: fileName, reason: "the file is \(bytes.count) bytes, too short for a TFLite model",
+                                       offset: 0)
+        }
+        let identifier = bytes[4..<8]
+        guard Array(identifier) == Array("TFL3".utf8) else {
+            let shown = identifier.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+                ? "'\(String(decoding: identifier, as: UTF8.self))'"
+                : identifier.map { String(format: "%02x", $0) }.joined(separator: " ")
+            throw ModelError.malformed(file: fileName,
+                                       reason: "file identifier is \(shown), expected 'TFL3' (not a TFLite model)",
+                                       offset: 4)
+        }
+        let reader = FlatBufferReader(bytes: bytes)
+        do {
+            var builder = try TFLiteGraphBuilder(model: TFLiteModelFile(reader: reader), fileName: fileName)
+            let graph = try builder.build()
+            try graph.validate()
+            return graph
+        } catch let error as FlatBufferError {
+            throw ModelError.malformed(file: fileName, reason: error.reason, offset: error.offset)
+        } catch let error as ModelError {
+            throw error
+        } catch {
+            throw ModelError.malformed(file: fileName, reason: "\(error)", offset: nil)
+        }
+    }
+}
