@@ -34,11 +34,11 @@ let package = Package(
         // Filters: crop, resize, pixel-format conversion, grayscale, alpha blend, slow.
         .target(name: "FrameGraphFilters", dependencies: ["FrameGraph", "FFmpegSupport"]),
         // Network node, output decoders (segmentation mask), composites, model packages.
-        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "NeuralGraph", "TFLiteImport", "XNNPACKRuntime"]),
+        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "FrameGraphMedia", "NeuralGraph", "TFLiteImport", "XNNPACKRuntime"]),
         // Pipeline description files: parser, node catalog, builder.
-        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FrameGraphMedia", "FrameGraphFilters"]),
+        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference"]),
         // The command-line tool.
-        .executableTarget(name: "framegraph", dependencies: ["FrameGraphPipelines"]),
+        .executableTarget(name: "framegraph", dependencies: ["FrameGraphPipelines", "FrameGraphInference", "XNNPACKRuntime", "NeuralGraph"]),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
         .target(name: "TestSupport", dependencies: ["FrameGraph", "FFmpegSupport"], path: "Tests/TestSupport"),

@@ -40,8 +40,15 @@ public final class AlphaBlend: CompositeNode, @unchecked Sendable {
     }
 
     override public func combine(_ frames: [Frame], context: RunContext) throws -> Frame? {
-        let (fg, bg, mask) = (frames[0], frames[1], frames[2])
-        var out = Frame.make(fg.description)
+        var out = Frame.make(frames[0].description)
+        Self.blend(foreground: frames[0], background: frames[1], mask: frames[2], into: out)
+        out.copyTiming(from: frames[0])
+        return out
+    }
+
+    /// `into = foreground × m + background × (1 − m)`, all the same size; foreground, background and
+    /// `into` of one format (rgb24, rgba, bgra, gray8 or yuv420p), mask gray8.
+    public static func blend(foreground fg: Frame, background bg: Frame, mask: Frame, into out: Frame) {
         switch fg.format {
         case .yuv420p:
             Self.blendPlane(fg, bg, mask, out, plane: 0, channels: 1, maskStep: 1)
@@ -50,12 +57,10 @@ public final class AlphaBlend: CompositeNode, @unchecked Sendable {
         default:
             Self.blendPlane(fg, bg, mask, out, plane: 0, channels: fg.format.packedBytesPerPixel ?? 1, maskStep: 1)
         }
-        out.copyTiming(from: fg)
-        return out
     }
 
     /// Blends one plane; `maskStep` 2 samples the mask at every other pixel and row (4:2:0 chroma).
-    static func blendPlane(_ fg: Frame, _ bg: Frame, _ mask: Frame, _ out: Frame, plane: Int, channels: Int, maskStep: Int) {
+    public static func blendPlane(_ fg: Frame, _ bg: Frame, _ mask: Frame, _ out: Frame, plane: Int, channels: Int, maskStep: Int) {
         let rows = fg.format.planeGeometry(plane, width: fg.width, height: fg.height).rows
         let cols = fg.format.planeGeometry(plane, width: fg.width, height: fg.height).rowBytes / channels
         for y in 0..<rows {

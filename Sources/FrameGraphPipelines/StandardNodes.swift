@@ -1,6 +1,7 @@
 import FFmpegSupport
 import FrameGraph
 import FrameGraphFilters
+import FrameGraphInference
 import FrameGraphMedia
 
 extension NodeCatalog {
@@ -78,6 +79,46 @@ extension NodeCatalog {
             let blend = AlphaBlend(name: name)
             blend.pairing = PairingPolicy(rawValue: try o.choice("pairing", ["auto", "newest", "same"], default: "auto"))
             return blend
+        },
+        NodeType(name: "segment", role: .filter, summary: "segmentation network on its own worker (drop-while-busy): frame → mask", options: [
+            OptionSpec("model", .text, required: true, "model file or name (selfie_segmentation → models/cache/selfie_segmentation.tflite)"),
+            OptionSpec("threads", .int, default: "1", "inference threads"),
+            OptionSpec("smoothing", .number, default: "0", "weight of the previous mask, 0 … 0.95"),
+            OptionSpec("scale", .number, "input normalisation: value = byte × scale + offset (default: the model's)"),
+            OptionSpec("offset", .number, "see scale"),
+        ]) { name, o in
+            var normalization: InputNormalization?
+            if o.has("scale") || o.has("offset") {
+                normalization = InputNormalization(scale: Float(try o.number("scale", default: 1.0 / 255) ?? 1.0 / 255),
+                                                   offset: Float(try o.number("offset", default: 0) ?? 0))
+            }
+            return NetworkNode(name: name, model: try o.requiredText("model"),
+                               decoder: SegmentationDecoder(smoothing: Float(try o.number("smoothing", default: 0, minimum: 0) ?? 0)),
+                               options: .init(threads: try o.int("threads", default: 1, range: 1...64) ?? 1, normalization: normalization))
+        },
+        NodeType(name: "background", role: .composite, summary: "keep the person by a mask, replace the background",
+                 ports: ["frame", "mask"], options: [
+            OptionSpec("mode", .choice(["colour", "blur", "image", "overlay"]), default: "colour", "what replaces the background"),
+            OptionSpec("colour", .text, default: "00b140", "RRGGBB for mode=colour (and the tint for overlay)"),
+            OptionSpec("blur", .int, default: "16", "blur radius in pixels for mode=blur"),
+            OptionSpec("image", .text, "image file for mode=image"),
+            OptionSpec("pairing", .choice(["auto", "newest", "same"]), default: "auto", "newest mask (live) or the frame's own (offline)"),
+        ]) { name, o in
+            let hex = try o.text("colour") ?? (try o.choice("mode", ["colour", "blur", "image", "overlay"], default: "colour") == "overlay" ? "ff00ff" : "00b140")
+            guard hex.count == 6, let rgb = UInt32(hex, radix: 16) else {
+                throw GraphError.invalidOption(node: name, option: "colour", reason: "expected RRGGBB hex, got '\(hex)'")
+            }
+            let (r, g, b) = (UInt8(rgb >> 16), UInt8((rgb >> 8) & 0xFF), UInt8(rgb & 0xFF))
+            let mode: BackgroundComposite.Mode
+            switch try o.choice("mode", ["colour", "blur", "image", "overlay"], default: "colour") {
+            case "blur": mode = .blur(radius: try o.int("blur", default: 16, range: 2...256) ?? 16)
+            case "image": mode = .image(path: try o.requiredText("image"))
+            case "overlay": mode = .overlay(r, g, b)
+            default: mode = .colour(r, g, b)
+            }
+            let node = BackgroundComposite(name: name, mode: mode)
+            node.pairing = PairingPolicy(rawValue: try o.choice("pairing", ["auto", "newest", "same"], default: "auto"))
+            return node
         },
         NodeType(name: "encode", role: .sink, summary: "H.264 (libx264) into .mp4 or .mkv at the clock rate", options: [
             OptionSpec("path", .text, required: true, "output file (the CLI's --output replaces it)"),

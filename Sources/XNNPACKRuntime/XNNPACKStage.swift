@@ -26,8 +26,10 @@ final class XNNPACKStage {
         case .averagePool2d(let p), .maxPool2d(let p):
             return p.activation != .tanh
         case .mean(let axes, _):
-            let rank = graph.tensors[node.inputs[0]].shape.count
+            let shape = graph.tensors[node.inputs[0]].shape
+            let rank = shape.count
             return rank == 4 && Set(axes.map { $0 < 0 ? $0 + rank : $0 }) == [1, 2]
+                && graph.tensors[node.outputs[0]].shape == [shape[0], 1, 1, shape[3]]
         case .pad(_, _), .reshape:
             return true
         case .resizeBilinear(let alignCorners, let halfPixel):
@@ -190,10 +192,10 @@ final class XNNPACKStage {
             }
         case .mean:
             let pooled = [inShape[0], 1, 1, inShape[3]]
-            status = xnn_define_global_average_pooling_2d(subgraph, -.infinity, .infinity, try v(input), try value(output, pooled), 0)
             if outShape != pooled {
                 throw ModelError.runtime(operation: label, reason: "MEAN without keep_dims needs a reshape (not supported yet)")
             }
+            status = xnn_define_global_average_pooling_2d(subgraph, -.infinity, .infinity, try v(input), try v(output), 0)
         case .pad(let paddings, let padValue):
             var before = paddings.map { $0.0 }, after = paddings.map { $0.1 }
             while before.count < 4 { before.append(0); after.append(0) }

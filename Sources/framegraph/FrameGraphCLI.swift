@@ -35,11 +35,14 @@ struct FrameGraphCLI {
         case "nodes":
             print(NodeCatalog.standard.helpText())
             return 0
+        case "model":
+            let arguments = try Arguments(words, valued: ModelCommand.valued, switches: ModelCommand.switches)
+            return try ModelCommand(arguments: arguments).execute()
         case "run", "check":
             let arguments = try Arguments(words, valued: RunCommand.valued, switches: RunCommand.switches)
             return try RunCommand(arguments: arguments, checkOnly: command == "check").execute()
         default:
-            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes; see framegraph --help)")
+            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes, model; see framegraph --help)")
         }
     }
 }

@@ -6,6 +6,10 @@ enum Help {
       framegraph run PIPELINE [options]    run a pipeline description file
       framegraph check PIPELINE [options]  validate a pipeline (wiring, formats) without running it
       framegraph nodes                     list node types, their ports and options
+      framegraph model info MODEL          inputs, outputs, operations, parameters, FLOPs
+      framegraph model bench MODEL [--runs N] [--threads N]
+                                           load/compile time, median/p95 prediction time,
+                                           time per operation type
       framegraph --help | --version
 
     RUN OPTIONS

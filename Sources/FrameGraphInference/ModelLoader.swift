@@ -1,0 +1,48 @@
+import Foundation
+import NeuralGraph
+import TFLiteImport
+
+/// Finds and loads model files by path or by name.
+///
+/// A bare name such as `selfie_segmentation` is looked up as `<dir>/selfie_segmentation.tflite` in
+/// `$FRAMEGRAPH_MODELS` (when set) and then in `models/cache` (where `tools/models/fetch_mediapipe_models.sh`
+/// puts the verified MediaPipe models).
+public enum ModelLoader {
+    /// Model formats FrameGraph imports, by file extension.
+    public static let extensions = ["tflite"]
+
+    /// The file a model reference points to.
+    public static func resolve(_ reference: String) throws -> String {
+        if FileManager.default.fileExists(atPath: reference) { return reference }
+        if reference.contains("/") || extensions.contains(where: { reference.hasSuffix("." + $0) }) {
+            throw GraphError_modelNotFound(reference, searched: [reference])
+        }
+        var directories: [String] = []
+        if let env = ProcessInfo.processInfo.environment["FRAMEGRAPH_MODELS"] { directories.append(env) }
+        directories.append("models/cache")
+        var searched: [String] = []
+        for d in directories {
+            for ext in extensions {
+                let path = "\(d)/\(reference).\(ext)"
+                searched.append(path)
+                if FileManager.default.fileExists(atPath: path) { return path }
+            }
+        }
+        throw GraphError_modelNotFound(reference, searched: searched)
+    }
+
+    /// Imports the model at `path` into the graph IR (format by extension).
+    public static func load(path: String) throws -> NeuralGraph {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "tflite":
+            return try TFLiteImporter.load(path: path)
+        default:
+            throw ModelError.malformed(file: path, reason: "unknown model format (expected .\(extensions.joined(separator: ", .")))", offset: nil)
+        }
+    }
+
+    private static func GraphError_modelNotFound(_ reference: String, searched: [String]) -> ModelError {
+        ModelError.malformed(file: reference, reason: "model not found (looked for \(searched.joined(separator: ", ")); "
+                             + "run tools/models/fetch_mediapipe_models.sh or give a path", offset: nil)
+    }
+}

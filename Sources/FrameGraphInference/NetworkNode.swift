@@ -1,0 +1,88 @@
+import FFmpegSupport
+import Foundation
+import FrameGraph
+import NeuralGraph
+import XNNPACKRuntime
+
+/// Runs a neural network on each admitted frame, on its own worker thread (drop-while-busy in live
+/// mode), and hands the outputs to a decoder that turns them into the node's output frame.
+///
+/// ```swift
+/// let net = NetworkNode(name: "segment", model: "selfie_segmentation",
+///                       decoder: SegmentationDecoder(smoothing: 0.3))
+/// camera --> net --> matte.port(1)
+/// ```
+/// The frame is scaled to the model's input size as RGB and normalised (by default as MediaPipe does
+/// for its known models, else to 0…1); the model loads and compiles in ``start(context:)``.
+public final class NetworkNode: FilterNode, @unchecked Sendable {
+    /// Settings with their defaults.
+    public struct Options: Sendable {
+        /// Inference threads. Default 1.
+        public var threads = 1
+        /// Input normalisation; nil: MediaPipe's for its models, else 0…1.
+        public var normalization: InputNormalization?
+        public init(threads: Int = 1, normalization: InputNormalization? = nil) {
+            self.threads = threads
+            self.normalization = normalization
+        }
+    }
+
+    public let modelReference: String
+    public let options: Options
+    public let decoder: any OutputDecoder
+    private var predictor: Predictor?
+    private var input: ModelInput?
+    /// Seconds spent importing and compiling the model.
+    public private(set) var loadSeconds = 0.0
+
+    public init(name: String = "network", model: String, decoder: any OutputDecoder, options: Options = Options()) {
+        modelReference = model
+        self.decoder = decoder
+        self.options = options
+        super.init(name: name)
+    }
+
+    override public var kind: String { "network" }
+    override public var runsOnWorker: Bool { true }
+
+    override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
+        guard let frame = inputs.first else { return nil }
+        if case .planarFloat32 = frame.format {
+            throw GraphError.mismatch(node: name, port: "in", field: "pixel format", expected: "an 8-bit format", got: frame.format.description)
+        }
+        let predictor = try loadPredictor()
+        let info = predictor.inputInfo(0)
+        guard info.shape.count == 4, info.shape[0] == 1, info.shape[3] == 3 || info.shape[3] == 1 else {
+            throw GraphError.mismatch(node: name, port: "model input '\(info.name)'", field: "shape",
+                                      expected: "[1, H, W, 3] or [1, H, W, 1] (an image)", got: "\(info.shape)")
+        }
+        let normalization = options.normalization ?? InputNormalization.mediaPipe(forModelNamed: modelReference) ?? .unit
+        input = ModelInput(width: info.shape[2], height: info.shape[1], channels: info.shape[3], normalization: normalization)
+        let outputs = (0..<predictor.outputCount).map { (predictor.outputInfo($0).name, predictor.outputInfo($0).shape) }
+        return try decoder.negotiate(outputs: outputs, input: frame, node: name)
+    }
+
+    private func loadPredictor() throws -> Predictor {
+        if let predictor { return predictor }
+        let start = Date()
+        do {
+            let path = try ModelLoader.resolve(modelReference)
+            let graph = try ModelLoader.load(path: path)
+            let p = try Predictor(graph: graph, options: .init(threads: options.threads))
+            // One warm-up prediction, so that the first real frame does not pay for first-touch memory.
+            try p.predict()
+            predictor = p
+            loadSeconds = Date().timeIntervalSince(start)
+            return p
+        } catch let error as ModelError {
+            throw GraphError.nodeFailed(node: name, reason: error.description)
+        }
+    }
+
+    override public func process(_ frame: Frame, context: RunContext) throws -> Frame? {
+        guard let predictor, let input else { throw GraphError.nodeFailed(node: name, reason: "not started") }
+        try input.fill(predictor.input(0), from: frame)
+        try predictor.predict()
+        return try decoder.decode(predictor, for: frame)
+    }
+}

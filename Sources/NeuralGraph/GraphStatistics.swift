@@ -1,0 +1,43 @@
+/// Counts for `framegraph model info`: operations by name and floating-point operations.
+extension NeuralGraph {
+    /// How many operations of each kind, most frequent first.
+    public var operationCounts: [(name: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        for n in nodes { counts[n.operation.name, default: 0] += 1 }
+        return counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Floating-point operations of one prediction (a multiply-add counts as 2).
+    public var flops: Int {
+        nodes.reduce(0) { $0 + flops(of: $1) }
+    }
+
+    /// Floating-point operations of one node.
+    public func flops(of node: NeuralNode) -> Int {
+        let out = tensors[node.outputs[0]].shape
+        let outCount = out.reduce(1, *)
+        func shape(_ i: Int) -> [Int] { node.inputs.count > i && node.inputs[i] >= 0 ? tensors[node.inputs[i]].shape : [] }
+        switch node.operation {
+        case .conv2d:
+            let f = shape(1)  // [O, H, W, I]
+            return f.count == 4 ? 2 * outCount * f[1] * f[2] * f[3] : 0
+        case .depthwiseConv2d:
+            let f = shape(1)  // [1, H, W, C]
+            return f.count == 4 ? 2 * outCount * f[1] * f[2] : 0
+        case .transposeConv2d:
+            let f = shape(1), i = shape(0)
+            return f.count == 4 && i.count == 4 ? 2 * i[1] * i[2] * f[0] * f[1] * f[2] * f[3] : 0
+        case .fullyConnected:
+            let w = shape(1)
+            return w.count == 2 ? 2 * outCount * w[1] : 0
+        case .averagePool2d(let p), .maxPool2d(let p):
+            return outCount * p.filterH * p.filterW
+        case .mean:
+            return shape(0).reduce(1, *)
+        case .reshape, .concatenation, .pad:
+            return 0
+        default:
+            return outCount
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import FrameGraphInference
+import NeuralGraph
+import XNNPACKRuntime
+
+/// `framegraph model info MODEL` and `framegraph model bench MODEL`.
+struct ModelCommand {
+    static let valued: Set<String> = ["runs", "threads", "warmup"]
+    static let switches: Set<String> = ["json"]
+    let arguments: Arguments
+
+    func execute() throws -> Int32 {
+        let words = arguments.positional
+        guard words.count >= 3, ["info", "bench"].contains(words[1]) else {
+            throw Arguments.UsageError(description: "usage: framegraph model info|bench MODEL [--runs N] [--threads N]")
+        }
+        let start = Date()
+        let path = try ModelLoader.resolve(words[2])
+        let graph = try ModelLoader.load(path: path)
+        let loadSeconds = Date().timeIntervalSince(start)
+        if words[1] == "info" {
+            print(info(graph, path: path))
+            return 0
+        }
+        let runs = Int(arguments.value("runs") ?? "200") ?? 200
+        let warmup = Int(arguments.value("warmup") ?? "20") ?? 20
+        let threads = Int(arguments.value("threads") ?? "1") ?? 1
+        guard runs > 0, warmup >= 0, threads > 0 else { throw Arguments.UsageError(description: "--runs, --warmup and --threads must be positive") }
+        print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, threads: threads))
+        return 0
+    }
+
+    func info(_ graph: NeuralGraph, path: String) -> String {
+        var lines = ["model \(path)"]
+        for (label, list) in [("input", graph.inputs), ("output", graph.outputs)] {
+            for t in list {
+                let v = graph.tensors[t]
+                lines.append("  \(label) '\(v.name)': \(v.shape) \(v.elementType.rawValue)")
+            }
+        }
+        lines.append("  operations: \(graph.nodes.count) — " + graph.operationCounts.map { "\($0.name) ×\($0.count)" }.joined(separator: ", "))
+        lines.append("  parameters: \(graph.parameterCount)")
+        lines.append(String(format: "  FLOPs per prediction: %.3f G (multiply-add = 2)", Double(graph.flops) / 1e9))
+        for key in graph.metadata.keys.sorted() { lines.append("  \(key): \(graph.metadata[key] ?? "")") }
+        return lines.joined(separator: "\n")
+    }
+
+    func bench(_ graph: NeuralGraph, path: String, loadSeconds: Double, runs: Int, warmup: Int, threads: Int) throws -> String {
+        let predictor = try Predictor(graph: graph, options: .init(threads: threads))
+        // Seeded pseudo-random input in 0…1.
+        var seed: UInt64 = 42
+        for i in 0..<predictor.inputCount {
+            let b = predictor.input(i)
+            for k in 0..<b.count {
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                b.pointer[k] = Float(seed >> 40) / Float(1 << 24)
+            }
+        }
+        for _ in 0..<warmup { try predictor.predict() }
+        var times: [Double] = []
+        times.reserveCapacity(runs)
+        for _ in 0..<runs {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            try predictor.predict()
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+        }
+        times.sort()
+        func pct(_ p: Double) -> Double { times[min(times.count - 1, Int((p * Double(times.count)).rounded(.up)) - 1)] }
+
+        // Per operation type: the same graph with one stage per operation, timed stage by stage.
+        let split = try Predictor(graph: graph, options: .init(threads: threads, stagePerOperation: true))
+        for i in 0..<split.inputCount { split.input(i).pointer.update(from: predictor.input(i).pointer, count: split.input(i).count) }
+        var byType: [String: [Double]] = [:]
+        let profileRuns = max(5, min(runs, 50))
+        for _ in 0..<3 { try split.predict() }
+        var totals: [Double] = []
+        for _ in 0..<profileRuns {
+            var perType: [String: Double] = [:]
+            var total = 0.0
+            for stage in try split.predictTimed() {
+                perType[stage.operations.first ?? "?", default: 0] += stage.seconds * 1000
+                total += stage.seconds * 1000
+            }
+            for (k, v) in perType { byType[k, default: []].append(v) }
+            totals.append(total)
+        }
+        func median(_ v: [Double]) -> Double { let s = v.sorted(); return s[s.count / 2] }
+        var lines = ["model \(path)"]
+        lines.append(String(format: "  load (import) %.1f ms, compile %.1f ms, threads %d", loadSeconds * 1000, predictor.compileSeconds * 1000, threads))
+        lines.append("  plan: \(predictor.planSummary)")
+        lines.append(String(format: "  prediction over %d runs: median %.3f ms, p95 %.3f ms, min %.3f ms, max %.3f ms",
+                            runs, pct(0.5), pct(0.95), times[0], times[times.count - 1]))
+        lines.append(String(format: "  time per operation type (one stage per operation, fusion across operations off; sum of medians %.3f ms):",
+                            median(totals)))
+        let rows = byType.map { ($0.key, median($0.value)) }.sorted { $0.1 > $1.1 }
+        let counts = Dictionary(graph.operationCounts.map { ($0.name, $0.count) }, uniquingKeysWith: +)
+        for (name, ms) in rows {
+            lines.append("    " + name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: " ×%-3d %8.3f ms  %5.1f %%", counts[name] ?? 0, ms, 100 * ms / max(median(totals), 1e-9)))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
