@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 tools/make-samples.sh
+tools/models/fetch_mediapipe_models.sh models/cache
 swift build --build-tests 2>&1 | grep -E "error|warning: unre|Compiling|Build complete" | tail -n 3
 swift test --skip-build "$@"

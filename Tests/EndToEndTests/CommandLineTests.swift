@@ -224,3 +224,33 @@ import TestSupport
         #expect(PatternSource.readStamp(from: frame) == 20)
     }
 }
+
+/// The portrait segmentation pipeline as a user runs it, with the model fetched into models/cache.
+@Suite(.serialized) struct PortraitPipelineTests {
+    static let cached = FileManager.default.fileExists(atPath: TestEnvironment.root.appendingPathComponent("models/cache/selfie_segmentation.tflite").path)
+
+    @Test(.enabled(if: cached && TestEnvironment.hasSharedMedia, "needs models/cache (tools/models/fetch_mediapipe_models.sh) and ../shared media"))
+    func portraitSegmentKeepsEveryFrameAndWritesAPlayableFile() throws {
+        let dir = TestEnvironment.scratch("cli-portrait")
+        let output = dir.appendingPathComponent("o.mp4").path
+        let statsURL = dir.appendingPathComponent("stats.json")
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/portrait-segment.fg", "--input", TestEnvironment.againClip,
+                                                     "--output", output, "--stats", statsURL.path, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let s = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: statsURL))
+        #expect(s.framesIn == 77 && s.framesOut == 77 && s.droppedBusy == 0)
+        let (reader, frames) = try TestEnvironment.decodeAll(output)
+        #expect(frames.count == 77 && reader.width == 640 && reader.height == 480)
+    }
+
+    @Test func aModelThatIsNotAnImageModelIsRejectedBeforeRunning() throws {
+        let dir = TestEnvironment.scratch("cli-bad-model")
+        let fake = dir.appendingPathComponent("fake.tflite").path
+        try Data("not a model at all, just text".utf8).write(to: URL(fileURLWithPath: fake))
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/measure-segment.fg", "--set", "net.model=\(fake)",
+                                                     "--input", TestEnvironment.portraitSample ?? "samples/portrait.mp4"])
+        #expect(r.status == 2)
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("fake.tflite") && r.stderr.contains("net"), "\(r.stderr)")
+    }
+}
