@@ -29,6 +29,9 @@ extension TFLiteGraphBuilder {
         }
         func shape(_ t: Int) -> [Int] { subgraph.tensors[t].shape }
         func activation(_ raw: Int8) -> FusedActivation? { TFLiteOptions.activation(raw) }
+        /// The builtin options when their union tag is `type` (as TFLite's `builtin_options_as_…`, a
+        /// table of another type counts as absent and the defaults apply).
+        func options(_ type: UInt8) -> FlatTable? { op.optionsType == type ? op.options : nil }
 
         /// Builds the node from TFLite input tensors (data inputs only) and the operator's outputs.
         func node(_ operation: NeuralOperation, _ inputs: [Int]) throws -> MappedOperator {
@@ -42,7 +45,7 @@ extension TFLiteGraphBuilder {
 
         switch opcode.builtin {
         case TFLiteBuiltin.conv2d:
-            let o = try TFLiteOptions.Conv2D(op.options)
+            let o = try TFLiteOptions.Conv2D(options(TFLiteOptions.conv2DType))
             guard let padding = TFLiteOptions.padding(o.padding) else { return .unsupported("\(opName) (padding \(o.padding))") }
             guard let act = activation(o.activation) else { return unsupportedActivation(o.activation) }
             let p = ConvolutionParameters(strideH: o.strideH, strideW: o.strideW, dilationH: o.dilationH, dilationW: o.dilationW,
@@ -50,7 +53,7 @@ extension TFLiteGraphBuilder {
             return try node(.conv2d(p), [try input(0), try input(1)] + [optionalInput(2)].compactMap { $0 })
 
         case TFLiteBuiltin.depthwiseConv2d:
-            let o = try TFLiteOptions.DepthwiseConv2D(op.options)
+            let o = try TFLiteOptions.DepthwiseConv2D(options(TFLiteOptions.depthwiseConv2DType))
             guard let padding = TFLiteOptions.padding(o.padding) else { return .unsupported("\(opName) (padding \(o.padding))") }
             guard let act = activation(o.activation) else { return unsupportedActivation(o.activation) }
             let x = try input(0), f = try input(1)
@@ -63,7 +66,7 @@ extension TFLiteGraphBuilder {
 
         case TFLiteBuiltin.transposeConv:
             // Inputs: [output_shape, weights, input, bias?]; the IR takes [input, weights, bias?].
-            let o = try TFLiteOptions.TransposeConv(op.options)
+            let o = try TFLiteOptions.TransposeConv(options(TFLiteOptions.transposeConvType))
             guard let padding = TFLiteOptions.padding(o.padding) else { return .unsupported("\(opName) (padding \(o.padding))") }
             guard let act = activation(o.activation) else { return unsupportedActivation(o.activation) }
             let x = try input(2), f = try input(1)
@@ -94,13 +97,19 @@ extension TFLiteGraphBuilder {
             return try node(.transposeConv2d(p), [x, f] + [optionalInput(2)].compactMap { $0 })
 
         case TFLiteBuiltin.fullyConnected:
-            let o = try TFLiteOptions.FullyConnected(op.options)
+            let o = try TFLiteOptions.FullyConnected(options(TFLiteOptions.fullyConnectedType))
             guard o.weightsFormat == 0 else { return .unsupported("\(opName) (shuffled weights)") }
             guard let act = activation(o.activation) else { return unsupportedActivation(o.activation) }
             return try node(.fullyConnected(activation: act), [try input(0), try input(1)] + [optionalInput(2)].compactMap { $0 })
 
         case TFLiteBuiltin.add, TFLiteBuiltin.sub, TFLiteBuiltin.mul, TFLiteBuiltin.div:
-            let raw = try TFLiteOptions.fusedActivation(op.options)
+            let type: UInt8 = switch opcode.builtin {
+            case TFLiteBuiltin.add: TFLiteOptions.addType
+            case TFLiteBuiltin.sub: TFLiteOptions.subType
+            case TFLiteBuiltin.mul: TFLiteOptions.mulType
+            default: TFLiteOptions.divType
+            }
+            let raw = try TFLiteOptions.fusedActivation(options(type))
             guard let act = activation(raw) else { return unsupportedActivation(raw) }
             let operation: NeuralOperation
             switch opcode.builtin {
@@ -121,10 +130,10 @@ extension TFLiteGraphBuilder {
         case TFLiteBuiltin.hardSwish: return try node(.hardSwish, [try input(0)])
         case TFLiteBuiltin.prelu: return try node(.prelu, [try input(0), try input(1)])
         case TFLiteBuiltin.leakyRelu:
-            return try node(.leakyRelu(alpha: try TFLiteOptions.leakyReluAlpha(op.options)), [try input(0)])
+            return try node(.leakyRelu(alpha: try TFLiteOptions.leakyReluAlpha(options(TFLiteOptions.leakyReluType))), [try input(0)])
 
         case TFLiteBuiltin.averagePool2d, TFLiteBuiltin.maxPool2d:
-            let o = try TFLiteOptions.Pool2D(op.options)
+            let o = try TFLiteOptions.Pool2D(options(TFLiteOptions.pool2DType))
             guard let padding = TFLiteOptions.padding(o.padding) else { return .unsupported("\(opName) (padding \(o.padding))") }
             guard let act = activation(o.activation) else { return unsupportedActivation(o.activation) }
             let p = PoolingParameters(filterH: o.filterH, filterW: o.filterW, strideH: o.strideH, strideW: o.strideW,
@@ -136,7 +145,7 @@ extension TFLiteGraphBuilder {
             guard let axes = try constantIntegers(try input(1)) else { return .unsupported("\(opName) (non-constant axes)") }
             let rank = shape(x).count
             let normalised = axes.map { $0 < 0 ? $0 + rank : $0 }
-            return try node(.mean(axes: normalised, keepDims: try TFLiteOptions.keepDims(op.options)), [x])
+            return try node(.mean(axes: normalised, keepDims: try TFLiteOptions.keepDims(options(TFLiteOptions.reducerType))), [x])
 
         case TFLiteBuiltin.pad, TFLiteBuiltin.padV2:
             let x = try input(0)
@@ -157,7 +166,7 @@ extension TFLiteGraphBuilder {
             return try node(.reshape, [try input(0)])
 
         case TFLiteBuiltin.concatenation:
-            let o = try TFLiteOptions.Concatenation(op.options)
+            let o = try TFLiteOptions.Concatenation(options(TFLiteOptions.concatenationType))
             guard let act = activation(o.activation) else { return unsupportedActivation(o.activation) }
             let rank = shape(outputIndex).count
             let axis = o.axis < 0 ? o.axis + rank : o.axis
@@ -168,14 +177,14 @@ extension TFLiteGraphBuilder {
         case TFLiteBuiltin.resizeBilinear, TFLiteBuiltin.resizeNearestNeighbor:
             // The size input is dropped: the output tensor's shape says it.
             let nearest = opcode.builtin == TFLiteBuiltin.resizeNearestNeighbor
-            let o = try TFLiteOptions.Resize(op.options, nearest: nearest)
+            let o = try TFLiteOptions.Resize(options(nearest ? TFLiteOptions.resizeNearestType : TFLiteOptions.resizeBilinearType), nearest: nearest)
             let operation: NeuralOperation = nearest
                 ? .resizeNearest(alignCorners: o.alignCorners, halfPixelCenters: o.halfPixelCenters)
                 : .resizeBilinear(alignCorners: o.alignCorners, halfPixelCenters: o.halfPixelCenters)
             return try node(operation, [try input(0)])
 
         case TFLiteBuiltin.softmax:
-            return try node(.softmax(beta: try TFLiteOptions.softmaxBeta(op.options)), [try input(0)])
+            return try node(.softmax(beta: try TFLiteOptions.softmaxBeta(options(TFLiteOptions.softmaxType))), [try input(0)])
 
         case TFLiteBuiltin.dequantize:
             return folded[outputIndex] != nil ? .folded : .unsupported("\(opName) (non-constant input)")

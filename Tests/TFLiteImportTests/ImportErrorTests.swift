@@ -1,0 +1,180 @@
+import NeuralGraph
+import TestSupport
+import Testing
+@testable import TFLiteImport
+
+/// Damaged files, unsupported and quantized models: each gives the right ``ModelError``.
+@Suite struct ImportErrorTests {
+    /// A real model when ../shared is there, else the small hand-built one.
+    static func sampleBytes() throws -> (bytes: [UInt8], name: String) {
+        if let path = TestEnvironment.sharedFile("models/mediapipe/face_detection_short_range.tflite") {
+            return (try [UInt8](contentsOf: path), "face_detection_short_range.tflite")
+        }
+        return (TestModel.small().bytes(), "small.tflite")
+    }
+
+    @Test func smallModelLoads() throws {
+        let graph = try TFLiteImporter.load(bytes: TestModel.small().bytes(), fileName: "small.tflite")
+        #expect(graph.nodes.map(\.operation.name) == [
+            "CONV_2D", "DEPTHWISE_CONV_2D", "HARD_SWISH", "PRELU", "ADD", "PAD", "MAX_POOL_2D", "RESIZE_BILINEAR",
+            "CONCATENATION", "TRANSPOSE_CONV", "AVERAGE_POOL_2D", "MEAN", "RESHAPE", "FULLY_CONNECTED", "SOFTMAX", "LOGISTIC",
+        ])
+        #expect(graph.outputs.map { graph.tensors[$0].name } == ["softmax", "logistic"])
+        let conv = graph.nodes[0]
+        #expect(conv.operation == .conv2d(ConvolutionParameters(padding: .same, activation: .relu)))
+        #expect(graph.tensors[conv.inputs[1]].constant?.floats().prefix(4) == [-0.3, -0.2, -0.1, 0].map { Float(Float16($0)) }[...])
+        #expect(graph.nodes[5].operation == .pad(paddings: [(0, 0), (1, 1), (1, 1), (0, 0)], value: 0))
+        #expect(graph.nodes[8].operation == .concatenation(axis: 3, activation: .none))
+        #expect(graph.nodes[11].operation == .mean(axes: [1, 2], keepDims: true))
+        #expect(graph.nodes[7].operation == .resizeBilinear(alignCorners: false, halfPixelCenters: true))
+        #expect(graph.nodes[14].operation == .softmax(beta: 1))
+        // Shape, axis, size and padding constants are parameters, not tensors of the graph.
+        #expect(!graph.tensors.contains { $0.elementType == .int32 })
+        #expect(graph.parameterCount == 108 + 4 + 36 + 4 + 64 + 2 + 6 + 3)
+    }
+
+    @Test func truncatedFilesAreMalformedWithOffset() throws {
+        let (bytes, name) = try Self.sampleBytes()
+        for length in [0, 3, 7, 8, 12, 64, 500, 4096, bytes.count / 3, bytes.count / 2, bytes.count - 100] {
+            let cut = Array(bytes.prefix(length))
+            do {
+                _ = try TFLiteImporter.load(bytes: cut, fileName: name)
+                Issue.record("a file cut at \(length) bytes loaded")
+            } catch {
+                guard case .malformed(let file, _, let offset) = error, let offset else {
+                    Issue.record("cut at \(length): \(error)")
+                    continue
+                }
+                #expect(file == name)
+                // The offset is where the damage shows: a read that starts (or a referenced object
+                // that lies) past the end of the cut file.
+                #expect(offset >= 0, "cut at \(length): \(error)")
+            }
+        }
+    }
+
+    @Test func wrongMagicIsNamed() throws {
+        var (bytes, name) = try Self.sampleBytes()
+        bytes.replaceSubrange(4..<8, with: Array("ONNX".utf8))
+        #expect(throws: ModelError.malformed(file: name, reason: "file identifier is 'ONNX', expected 'TFL3' (not a TFLite model)",
+                                             offset: 4)) {
+            try TFLiteImporter.load(bytes: bytes, fileName: name)
+        }
+        let error = ModelError.malformed(file: name, reason: "x", offset: 4)
+        #expect(error.description.contains("at byte 4"))
+    }
+
+    @Test func unsupportedOperationsAreListedTogether() throws {
+        var m = TestModel()
+        let x = m.tensor("x", [1, 4])
+        let idx = m.tensor("idx", [2], type: 2, data: littleEndianBytes([0, 1] as [Int32]))
+        let a = m.tensor("a", [1, 2]), b = m.tensor("b", [1, 2]), c = m.tensor("c", [1, 2]), d = m.tensor("d", [1, 2])
+        m.op(36, [x, idx], [a])             // GATHER
+        m.op(36, [x, idx], [b])             // GATHER
+        m.op(32, custom: "Foo", [a], [c])   // CUSTOM:Foo
+        m.op(19, [c], [d])                  // RELU (supported)
+        m.op(250, [d], [d])                 // unknown code
+        m.inputs = [x]
+        m.outputs = [d]
+        #expect(throws: ModelError.unsupportedOperations(file: "ops.tflite", operations: ["GATHER ×2", "CUSTOM:Foo", "BUILTIN_250"])) {
+            try TFLiteImporter.load(bytes: m.bytes(), fileName: "ops.tflite")
+        }
+    }
+
+    /// Patches operator codes of a real model (RELU → GATHER, MAX_POOL_2D → TOPK_V2).
+    @Test func patchedRealModelReportsAllUnsupported() throws {
+        guard let path = TestEnvironment.sharedFile("models/mediapipe/face_detection_short_range.tflite") else {
+            print("skipped: ../shared/models/mediapipe/face_detection_short_range.tflite is absent")
+            return
+        }
+        var bytes = try [UInt8](contentsOf: path)
+        let model = try TFLiteModelFile(reader: FlatBufferReader(bytes: bytes))
+        let codes = try model.reader.rootTable().tables(1)
+        for (k, code) in model.operatorCodes.enumerated() where code.builtin == 19 || code.builtin == 17 {
+            let replacement: UInt8 = code.builtin == 19 ? 36 : 48
+            let deprecated = try #require(try codes[k].fieldPosition(0, size: 1))
+            bytes[deprecated] = replacement
+            if let builtin = try codes[k].fieldPosition(3, size: 4) { bytes[builtin] = replacement }
+        }
+        #expect(throws: ModelError.unsupportedOperations(file: "patched.tflite", operations: ["GATHER ×17", "TOPK_V2 ×3"])) {
+            try TFLiteImporter.load(bytes: bytes, fileName: "patched.tflite")
+        }
+    }
+
+    @Test func quantizedModelsAreRefused() throws {
+        // int8 activations.
+        var m = TestModel()
+        let x = m.tensor("x", [1, 4], type: 9)
+        let y = m.tensor("y", [1, 4], type: 9)
+        m.op(19, [x], [y])
+        m.inputs = [x]
+        m.outputs = [y]
+        #expect(throws: ModelError.quantizedModel(file: "q.tflite", tensor: "x")) {
+            try TFLiteImporter.load(bytes: m.bytes(), fileName: "q.tflite")
+        }
+        // A QUANTIZE operator on a float input (listed before anything unsupported).
+        var q = TestModel()
+        let f = q.tensor("f", [1, 4])
+        let g = q.tensor("g", [1, 4])
+        q.op(114, [f], [g])
+        q.op(36, [g], [g])
+        q.inputs = [f]
+        q.outputs = [g]
+        #expect(throws: ModelError.quantizedModel(file: "q.tflite", tensor: "g")) {
+            try TFLiteImporter.load(bytes: q.bytes(), fileName: "q.tflite")
+        }
+        // A float activation carrying a quantization scale.
+        var s = TestModel()
+        let a = s.tensor("a", [1, 4])
+        let b = s.tensor("b", [1, 4])
+        s.tensors[1].quantizationScale = [0.5]
+        s.op(19, [a], [b])
+        s.inputs = [a]
+        s.outputs = [b]
+        #expect(throws: ModelError.quantizedModel(file: "q.tflite", tensor: "b")) {
+            try TFLiteImporter.load(bytes: s.bytes(), fileName: "q.tflite")
+        }
+    }
+
+    @Test func declaredShapeMismatchNamesOperationAndTensor() throws {
+        var m = TestModel.small()
+        let conv = try #require(m.tensors.firstIndex { $0.name == "conv" })
+        m.tensors[conv].shape = [1, 7, 8, 4]
+        #expect(throws: ModelError.shapeMismatch(operation: "CONV_2D #0 '#1 conv'", tensor: "conv", expected: "[1, 8, 8, 4]",
+                                                 got: "[1, 7, 8, 4]")) {
+            try TFLiteImporter.load(bytes: m.bytes(), fileName: "small.tflite")
+        }
+    }
+
+    @Test func dequantizeOfActivationIsUnsupported() throws {
+        var m = TestModel()
+        let x = m.tensor("x", [1, 4], type: 1)
+        let y = m.tensor("y", [1, 4])
+        m.op(6, [x], [y])
+        m.inputs = [x]
+        m.outputs = [y]
+        #expect(throws: ModelError.unsupportedOperations(file: "d.tflite", operations: ["DEQUANTIZE (non-constant input)"])) {
+            try TFLiteImporter.load(bytes: m.bytes(), fileName: "d.tflite")
+        }
+    }
+
+    @Test func metadataSaysWhenOnlyTheFirstSubgraphIsImported() throws {
+        let single = try TFLiteImporter.load(bytes: TestModel.small().bytes(), fileName: "small.tflite")
+        #expect(single.metadata["subgraphs"] == nil)
+        #expect(single.metadata["description"] == "test model")
+        #expect(single.metadata["subgraph"] == "main")
+        var m = TestModel.small()
+        m.extraSubgraphs = 2
+        let graph = try TFLiteImporter.load(bytes: m.bytes(), fileName: "small.tflite")
+        #expect(graph.metadata["subgraphs"] == "3 (only the first is imported)")
+        #expect(graph.nodes.count == single.nodes.count)
+    }
+}
+
+extension [UInt8] {
+    init(contentsOf path: String) throws {
+        self = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
+
+import Foundation
