@@ -20,6 +20,8 @@ struct TFLiteGraphBuilder {
     var bytesCopied = 0
     /// Unsupported operators by description, in order of first appearance, with counts.
     var unsupported: [(name: String, count: Int)] = []
+    /// Position of each description in `unsupported`.
+    var unsupportedIndex: [String: Int] = [:]
 
     /// Largest element count a tensor may declare (larger ones are refused as damaged).
     static let maxElements = 1 << 40
@@ -69,9 +71,10 @@ struct TFLiteGraphBuilder {
     }
 
     mutating func noteUnsupported(_ name: String) {
-        if let k = unsupported.firstIndex(where: { $0.name == name }) {
+        if let k = unsupportedIndex[name] {
             unsupported[k].count += 1
         } else {
+            unsupportedIndex[name] = unsupported.count
             unsupported.append((name, 1))
         }
     }

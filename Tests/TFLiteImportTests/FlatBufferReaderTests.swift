@@ -67,4 +67,22 @@ import Testing
         }
         #expect(steps < 10_000_000)
     }
+
+    /// Many vector entries aliasing one table with a long vector: the work limit stops the blow-up.
+    @Test func aliasedTablesHitTheWorkLimit() throws {
+        let items: [FBValue] = [.table([(0, .int32s(Array(repeating: 7, count: 50_000)))])] + Array(repeating: .table([]), count: 2_000)
+        var bytes = FBEncoder.encode(.table([(0, .tables(items))]), identifier: "TEST")
+        let vector = try #require(try FlatBufferReader(bytes: bytes).rootTable().vector(0, elementSize: 4))
+        let first = try vector.table(0).position
+        for i in 1..<vector.count {
+            let slot = vector.start + 4 * i
+            withUnsafeBytes(of: UInt32(first - slot).littleEndian) { for k in 0..<4 { bytes[slot + k] = $0[k] } }
+        }
+        let reader = FlatBufferReader(bytes: bytes)
+        var total = 0
+        #expect(throws: FlatBufferError.self) {
+            for table in try reader.rootTable().tables(0) { total += try table.int32s(0).count }
+        }
+        #expect(total < 4 * bytes.count + 100_000)
+    }
 }

@@ -14,7 +14,10 @@ import Testing
     }
 
     @Test func smallModelLoads() throws {
-        let graph = try TFLiteImporter.load(bytes: TestModel.small().bytes(), fileName: "small.tflite")
+        let bytes = TestModel.small().bytes()
+        // Kept for inspection with other readers (e.g. the `tflite` Python package).
+        try Data(bytes).write(to: TestEnvironment.scratch("tflite-small").appendingPathComponent("small.tflite"))
+        let graph = try TFLiteImporter.load(bytes: bytes, fileName: "small.tflite")
         #expect(graph.nodes.map(\.operation.name) == [
             "CONV_2D", "DEPTHWISE_CONV_2D", "HARD_SWISH", "PRELU", "ADD", "PAD", "MAX_POOL_2D", "RESIZE_BILINEAR",
             "CONCATENATION", "TRANSPOSE_CONV", "AVERAGE_POOL_2D", "MEAN", "RESHAPE", "FULLY_CONNECTED", "SOFTMAX", "LOGISTIC",
@@ -31,6 +34,45 @@ import Testing
         // Shape, axis, size and padding constants are parameters, not tensors of the graph.
         #expect(!graph.tensors.contains { $0.elementType == .int32 })
         #expect(graph.parameterCount == 108 + 4 + 36 + 4 + 64 + 2 + 6 + 3)
+    }
+
+    /// TRANSPOSE_CONV's [output_shape, weights, input, bias] become [input, weights, bias]; PADV2's value,
+    /// LEAKY_RELU's alpha, RESIZE_NEAREST_NEIGHBOR and the other binary operators map too.
+    @Test func moreOperatorsMap() throws {
+        var m = TestModel()
+        let x = m.tensor("x", [1, 4, 4, 2])
+        let outShape = m.tensor("tconv/shape", [4], type: 2, data: littleEndianBytes([1, 9, 9, 3] as [Int32]))
+        let w = m.tensor("tconv/w", [3, 3, 3, 2], data: littleEndianBytes([Float](repeating: 0.5, count: 54)))
+        let b = m.tensor("tconv/b", [3], data: littleEndianBytes([1, 2, 3] as [Float]))
+        let t = m.tensor("tconv", [1, 9, 9, 3])
+        let paddings = m.tensor("paddings", [4, 2], type: 2, data: littleEndianBytes([0, 0, 1, 0, 0, 1, 0, 0] as [Int32]))
+        let value = m.tensor("value", [], data: littleEndianBytes([-1] as [Float]))
+        let p = m.tensor("padv2", [1, 10, 10, 3])
+        let l = m.tensor("leaky", [1, 10, 10, 3])
+        let size = m.tensor("size", [2], type: 2, data: littleEndianBytes([20, 20] as [Int32]))
+        let r = m.tensor("nearest", [1, 20, 20, 3])
+        let s = m.tensor("sub", [1, 20, 20, 3]), d = m.tensor("div", [1, 20, 20, 3]), mul = m.tensor("mul", [1, 20, 20, 3])
+        m.op(67, [outShape, w, x, b], [t], optionsType: 49, options: [(0, .int8(1)), (1, .int32(2)), (2, .int32(2))])
+        m.op(60, [t, paddings, value], [p])
+        m.op(98, [p], [l], optionsType: 75, options: [(0, .float(0.25))])
+        m.op(97, [l, size], [r], optionsType: 74, options: [(0, .bool(true))])
+        m.op(41, [r, r], [s], optionsType: 28, options: [(0, .int8(3))])
+        m.op(42, [s, r], [d])
+        m.op(18, [d, s], [mul], optionsType: 21, options: [(0, .int8(2))])
+        m.inputs = [x]
+        m.outputs = [mul]
+        let graph = try TFLiteImporter.load(bytes: m.bytes(), fileName: "more.tflite")
+        let names = graph.nodes.map(\.operation.name)
+        #expect(names == ["TRANSPOSE_CONV", "PAD", "LEAKY_RELU", "RESIZE_NEAREST_NEIGHBOR", "SUB", "DIV", "MUL"])
+        #expect(graph.nodes[0].inputs.map { graph.tensors[$0].name } == ["x", "tconv/w", "tconv/b"])
+        guard case .transposeConv2d(let params) = graph.nodes[0].operation else { Issue.record("not TRANSPOSE_CONV"); return }
+        #expect(params.padding == .valid && params.strideH == 2 && params.adjustH == 0)
+        #expect(graph.nodes[1].operation == .pad(paddings: [(0, 0), (1, 0), (0, 1), (0, 0)], value: -1))
+        #expect(graph.nodes[2].operation == .leakyRelu(alpha: 0.25))
+        #expect(graph.nodes[3].operation == .resizeNearest(alignCorners: true, halfPixelCenters: false))
+        #expect(graph.nodes[4].operation == .subtract(.relu6))
+        #expect(graph.nodes[5].operation == .divide(.none))
+        #expect(graph.nodes[6].operation == .multiply(.reluN1To1))
     }
 
     @Test func truncatedFilesAreMalformedWithOffset() throws {
