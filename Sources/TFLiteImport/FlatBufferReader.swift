@@ -66,9 +66,9 @@ public final class FlatBufferReader {
     public var count: Int { bytes.count }
 
     /// Throws unless `length` bytes at `offset` lie inside the buffer.
-    public func check(_ offset: Int, _ length: Int, _ what: String) throws(FlatBufferError) {
+    public func check(_ offset: Int, _ length: Int, _ what: @autoclosure () -> String) throws(FlatBufferError) {
         guard offset >= 0, length >= 0, offset <= bytes.count, length <= bytes.count - offset else {
-            throw .outOfBounds(what: what, offset: offset, length: length, bufferSize: bytes.count)
+            throw .outOfBounds(what: what(), offset: offset, length: length, bufferSize: bytes.count)
         }
     }
 

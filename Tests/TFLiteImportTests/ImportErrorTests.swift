@@ -1,3 +1,4 @@
+import Foundation
 import NeuralGraph
 import TestSupport
 import Testing
@@ -73,6 +74,22 @@ import Testing
         #expect(graph.nodes[4].operation == .subtract(.relu6))
         #expect(graph.nodes[5].operation == .divide(.none))
         #expect(graph.nodes[6].operation == .multiply(.reluN1To1))
+    }
+
+    /// Buffer.offset/size: constant data stored after the flatbuffer.
+    @Test func externalBufferDataLoads() throws {
+        let inline = try TFLiteImporter.load(bytes: TestModel.small().bytes(), fileName: "small.tflite")
+        var m = TestModel.small()
+        m.externalData = true
+        let bytes = m.bytes()
+        let external = try TFLiteImporter.load(bytes: bytes, fileName: "external.tflite")
+        #expect(external.parameterCount == inline.parameterCount)
+        for (a, b) in zip(inline.tensors, external.tensors) {
+            #expect(a.constant?.floats() == b.constant?.floats(), "\(a.name)")
+        }
+        // Cutting the appended data is caught.
+        #expect(performing: { try TFLiteImporter.load(bytes: Array(bytes.dropLast(8)), fileName: "external.tflite") },
+                throws: { if case ModelError.malformed(_, let reason, _) = $0 { reason.contains("external data") } else { false } })
     }
 
     @Test func truncatedFilesAreMalformedWithOffset() throws {
@@ -219,4 +236,3 @@ extension [UInt8] {
     }
 }
 
-import Foundation

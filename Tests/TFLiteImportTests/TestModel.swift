@@ -31,6 +31,8 @@ struct TestModel {
     var identifier = "TFL3"
     /// Copies of the subgraph appended after the first (to test multi-subgraph files).
     var extraSubgraphs = 0
+    /// Store constant data after the flatbuffer (Buffer.offset/size, as models over 2 GB do).
+    var externalData = false
 
     /// Adds a tensor, returning its index.
     @discardableResult
@@ -53,14 +55,27 @@ struct TestModel {
                                   custom: customOptions))
     }
 
-    /// The FlatBuffer bytes.
+    /// The FlatBuffer bytes (followed by the constant data when `externalData` is set).
     func bytes() -> [UInt8] {
+        guard externalData else { return encode(dataStart: nil) }
+        // Offsets are fixed-size fields: encode once to learn the length, then with the real offsets.
+        let start = encode(dataStart: 0).count
+        return encode(dataStart: start) + tensors.compactMap(\.data).flatMap { $0 }
+    }
+
+    private func encode(dataStart: Int?) -> [UInt8] {
+        var next = dataStart ?? 0
         var buffers: [FBValue] = [.table([])]
         var tensorTables: [FBValue] = []
         for t in tensors {
             var fields: [(Int, FBValue)] = [(0, .int32s(t.shape)), (1, .int8(t.type)), (3, .string(t.name))]
             if let data = t.data {
-                buffers.append(.table([(0, .bytes(data))]))
+                if dataStart != nil {
+                    buffers.append(.table([(1, .uint64(UInt64(next))), (2, .uint64(UInt64(data.count)))]))
+                    next += data.count
+                } else {
+                    buffers.append(.table([(0, .bytes(data))]))
+                }
                 fields.append((2, .uint32(UInt32(buffers.count - 1))))
             }
             if let scale = t.quantizationScale {
