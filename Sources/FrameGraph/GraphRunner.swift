@@ -23,7 +23,7 @@ public final class GraphRunner: @unchecked Sendable {
     public private(set) var inputDescriptions: [ObjectIdentifier: [FrameDescription]] = [:]
     private var outputDescriptions: [ObjectIdentifier: FrameDescription?] = [:]
 
-    private var workers: [WorkerInbox] = []
+    private var workers: [Worker] = []
     private var clockedSinks: [ClockedSinkInbox] = []
     private let runningSources = Atomic<Int>(0)
     private var validated = false
@@ -109,14 +109,11 @@ public final class GraphRunner: @unchecked Sendable {
         try validate()
         try startNodes()
         installInboxes()
+        context.markStart()
         let clock = context.clock
         let done = DispatchGroup()
 
-        for inbox in workers {
-            let thread = Thread { inbox.runWorker() }
-            thread.name = inbox.lane.name
-            thread.start()
-        }
+        workers.forEach { $0.start() }
         var ticker: OutputTicker?
         if context.mode == .live {
             let workers = self.workers
@@ -202,14 +199,18 @@ public final class GraphRunner: @unchecked Sendable {
         for node in nodes {
             switch node {
             case let filter as FilterNode where filter.runsOnWorker:
-                let inbox = WorkerInbox(filter: filter, lane: Lane(id: 100 + workers.count, name: "worker: \(filter.name)"),
-                                        context: context)
-                workers.append(inbox)
-                node.inbox = inbox
+                let worker = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(filter.name)"), context: context)
+                workers.append(worker)
+                node.inbox = WorkerInbox(filter: filter, worker: worker, context: context)
             case let filter as FilterNode:
                 node.inbox = InlineFilterInbox(filter: filter, context: context)
             case let composite as CompositeNode:
-                node.inbox = CompositeInbox(composite: composite, context: context)
+                var worker: Worker?
+                if composite.runsOnWorker {
+                    worker = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(composite.name)"), context: context)
+                    workers.append(worker!)
+                }
+                node.inbox = CompositeInbox(composite: composite, worker: worker, context: context)
             case let sink as SinkNode:
                 if context.mode == .live {
                     let inbox = ClockedSinkInbox(sink: sink, context: context)

@@ -70,8 +70,12 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
     /// Frames kept per port while waiting for partners (same policy); older ones are dropped late.
     private let maxWaiting = 8
 
-    init(composite: CompositeNode, context: RunContext) {
+    /// Set when the composite runs on a worker of its own (``CompositeNode/runsOnWorker``).
+    private let worker: Worker?
+
+    init(composite: CompositeNode, worker: Worker?, context: RunContext) {
         self.composite = composite
+        self.worker = worker
         call = NodeCall(node: composite, context: context)
         policy = composite.pairing ?? (context.mode == .live ? .newest : .sameFrame)
         newest = Array(repeating: nil, count: composite.inputPorts.count)
@@ -81,6 +85,16 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
     func accept(_ frame: Frame, port: Int, lane: Lane) {
         composite.counters.update { $0.received += 1 }
         guard let group = pair(frame, port: port) else { return }
+        guard let worker else {
+            combine(group, lane: lane)
+            return
+        }
+        if !worker.submit({ [self] in combine(group, lane: worker.lane) }) {
+            composite.counters.update { $0.droppedBusy += 1 }
+        }
+    }
+
+    private func combine(_ group: [Frame], lane: Lane) {
         if let out = call.timed(lane: lane, sequence: group[0].sequence, { try composite.combine(group, context: call.context) }) {
             call.forward(out, lane: lane)
         }

@@ -130,6 +130,11 @@ open class CompositeNode: Node, @unchecked Sendable {
     /// Pairing policy; nil means `sameFrame` offline and `newest` live.
     public var pairing: PairingPolicy?
 
+    /// Whether combining runs on a worker thread of its own (one group in flight; live mode drops a
+    /// group that arrives while busy, offline mode waits), so that the threads delivering the inputs
+    /// (a source, a network worker) go straight back to their own work. Default: false.
+    open var runsOnWorker: Bool { false }
+
     /// Combines one frame per port (in port order) into the output frame.
     open func combine(_ frames: [Frame], context: RunContext) throws -> Frame? {
         frames.first

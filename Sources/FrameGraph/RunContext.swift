@@ -4,8 +4,10 @@ import Synchronization
 /// What every node can see while a graph runs: the mode, the clock, the tracer, and the stop flag.
 public final class RunContext: Sendable {
     public let options: RunOptions
-    /// Clock time at which the run started.
-    public let startTime: Double
+    /// Clock time at which frames started to flow (after validation and start-up), the origin of live
+    /// pacing and of the output ticks.
+    public var startTime: Double { Double(bitPattern: startBits.load(ordering: .acquiring)) }
+    private let startBits: Atomic<UInt64>
     /// Present when `--trace` was given.
     public let tracer: Tracer?
     private let stopFlag = Atomic<Bool>(false)
@@ -17,9 +19,12 @@ public final class RunContext: Sendable {
 
     public init(options: RunOptions, tracer: Tracer? = nil) {
         self.options = options
-        self.startTime = options.clock.now()
+        startBits = Atomic(options.clock.now().bitPattern)
         self.tracer = tracer
     }
+
+    /// Sets the start of the run to now (the runner calls it just before the first frame).
+    func markStart() { startBits.store(clock.now().bitPattern, ordering: .releasing) }
 
     /// Asks the sources to stop; in-flight work still finishes and sinks still finalize.
     public func requestStop() { stopFlag.store(true, ordering: .relaxed) }

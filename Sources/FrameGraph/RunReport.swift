@@ -84,7 +84,10 @@ public struct RunReport: Codable, Sendable {
                 admitted += s.processed
                 busy += s.droppedBusy
             }
-            if node is CompositeNode { late += s.droppedLate }
+            if let c = node as? CompositeNode {
+                late += s.droppedLate
+                if c.runsOnWorker { busy += s.droppedBusy }
+            }
             if isSink && primary == nil { primary = s }
         }
         self.framesIn = framesIn

@@ -27,6 +27,10 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
     }
 
     public let mode: Mode
+    /// Whether compositing runs on its own worker thread (default true): the source and the network
+    /// worker then go straight back to decoding and predicting, which pipelines the three stages.
+    public let ownWorker: Bool
+    override public var runsOnWorker: Bool { ownWorker }
     private let maskScaler = Scaler(method: .bilinear)
     private let downScaler = Scaler(method: .area)
     private let upScaler = Scaler(method: .bilinear)
@@ -35,8 +39,9 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
     private var small: Frame?
     private let pool = BufferPool(maxFreePerSize: 8)
 
-    public init(name: String = "background", mode: Mode) {
+    public init(name: String = "background", mode: Mode, ownWorker: Bool = true) {
         self.mode = mode
+        self.ownWorker = ownWorker
         super.init(name: name)
     }
 

@@ -103,6 +103,7 @@ extension NodeCatalog {
             OptionSpec("blur", .int, default: "16", "blur radius in pixels for mode=blur"),
             OptionSpec("image", .text, "image file for mode=image"),
             OptionSpec("pairing", .choice(["auto", "newest", "same"]), default: "auto", "newest mask (live) or the frame's own (offline)"),
+            OptionSpec("worker", .flag, default: "true", "composite on a worker thread of its own (pipelines with the network)"),
         ]) { name, o in
             let hex = try o.text("colour") ?? (try o.choice("mode", ["colour", "blur", "image", "overlay"], default: "colour") == "overlay" ? "ff00ff" : "00b140")
             guard hex.count == 6, let rgb = UInt32(hex, radix: 16) else {
@@ -116,7 +117,7 @@ extension NodeCatalog {
             case "overlay": mode = .overlay(r, g, b)
             default: mode = .colour(r, g, b)
             }
-            let node = BackgroundComposite(name: name, mode: mode)
+            let node = BackgroundComposite(name: name, mode: mode, ownWorker: try o.flag("worker", default: true))
             node.pairing = PairingPolicy(rawValue: try o.choice("pairing", ["auto", "newest", "same"], default: "auto"))
             return node
         },

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Benchmark: the whole portrait segmentation pipeline on a 640x480 clip, offline, without encoding —
+FrameGraph (`framegraph run pipelines/measure-segment.fg`: decode → selfie segmentation → full-resolution
+composite → null sink) against MediaPipe's Python selfie segmentation solution (decode with OpenCV +
+SelfieSegmentation.process per frame, tools/models/bench_mediapipe_solution.py), interleaved round by
+round in one run. Prints each round, medians of fps and CPU seconds per frame, and the ratio.
+Asserts nothing.
+
+  tools/bench/pipeline_vs_mediapipe.py [--clip samples/portrait.mp4] [--rounds 5] [--pin]
+
+--pin runs both on CPU 0 only. FrameGraph's fps is frames out / elapsed run time (model loading
+excluded, as MediaPipe's script excludes its set-up and 5 warm-up frames).
+"""
+import argparse, json, os, statistics, subprocess, sys, tempfile
+
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clip", default=os.path.join(root, "samples/portrait.mp4"))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--pin", action="store_true")
+    a = ap.parse_args()
+    fg = os.path.join(root, ".build/release/framegraph")
+    mp_python = os.path.join(root, ".venv-mediapipe/bin/python")
+    pin = ["taskset", "-c", "0"] if a.pin else []
+    frames = int(subprocess.run(["ffprobe", "-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries",
+                                 "stream=nb_read_packets", "-of", "csv=p=0", a.clip], capture_output=True, text=True).stdout.strip())
+    print(f"clip {a.clip} ({frames} frames), {'pinned to CPU 0' if a.pin else 'both cores allowed'}, {a.rounds} rounds")
+    rows = {"framegraph": [], "mediapipe": []}
+    for r in range(a.rounds):
+        with tempfile.NamedTemporaryFile(suffix=".json") as f:
+            subprocess.run(pin + [fg, "run", os.path.join(root, "pipelines/measure-segment.fg"), "--input", a.clip,
+                                  "--mode", "offline", "--quiet", "--stats", f.name], check=True, cwd=root,
+                           env=dict(os.environ, FRAMEGRAPH_MODELS=os.path.join(root, "models/cache")))
+            s = json.load(open(f.name))
+            fps = s["framesOut"] / s["elapsedSeconds"]
+            rows["framegraph"].append((fps, s["cpuSeconds"] / s["framesOut"] * 1000))
+            print(f"round {r + 1} framegraph {fps:7.1f} fps  {rows['framegraph'][-1][1]:6.2f} ms CPU/frame  "
+                  f"(out {s['framesOut']}, dropped {s['droppedBusy']})")
+        with tempfile.NamedTemporaryFile(suffix=".json") as f:
+            subprocess.run(pin + [mp_python, os.path.join(root, "tools/models/bench_mediapipe_solution.py"), a.clip,
+                                  "--frames", str(frames), "--json", f.name], check=True, cwd=root, capture_output=True)
+            m = json.load(open(f.name))
+            rows["mediapipe"].append((m["fps"], m["cpu_s"] / m["frames"] * 1000))
+            print(f"round {r + 1} mediapipe  {m['fps']:7.1f} fps  {rows['mediapipe'][-1][1]:6.2f} ms CPU/frame  (frames {m['frames']})")
+    med = {k: (statistics.median(x for x, _ in v), statistics.median(c for _, c in v)) for k, v in rows.items()}
+    for k, (fps, cpu) in med.items():
+        print(f"median {k:10s} {fps:7.1f} fps  {cpu:6.2f} ms CPU/frame")
+    print(f"ratio framegraph/mediapipe: fps {med['framegraph'][0] / med['mediapipe'][0]:.2f}×, "
+          f"CPU per frame {med['framegraph'][1] / med['mediapipe'][1]:.2f}×")
+
+if __name__ == "__main__":
+    sys.exit(main())
