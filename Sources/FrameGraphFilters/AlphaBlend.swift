@@ -61,20 +61,35 @@ public final class AlphaBlend: CompositeNode, @unchecked Sendable {
 
     /// Blends one plane; `maskStep` 2 samples the mask at every other pixel and row (4:2:0 chroma).
     public static func blendPlane(_ fg: Frame, _ bg: Frame, _ mask: Frame, _ out: Frame, plane: Int, channels: Int, maskStep: Int) {
-        let rows = fg.format.planeGeometry(plane, width: fg.width, height: fg.height).rows
-        let cols = fg.format.planeGeometry(plane, width: fg.width, height: fg.height).rowBytes / channels
-        for y in 0..<rows {
-            let f = fg.row(y, plane: plane), b = bg.row(y, plane: plane), o = out.row(y, plane: plane)
-            let m = mask.row(min(y * maskStep, mask.height - 1))
-            for x in 0..<cols {
-                let a = UInt32(m[min(x * maskStep, mask.width - 1)])
-                for c in 0..<channels {
-                    let i = x * channels + c
-                    // (f·a + b·(255 − a)) / 255, rounded to nearest: exact for every input.
-                    let v = UInt32(f[i]) * a + UInt32(b[i]) * (255 - a) + 128
-                    o[i] = UInt8(truncatingIfNeeded: (v + (v >> 8)) >> 8)
+        let geometry = fg.format.planeGeometry(plane, width: fg.width, height: fg.height)
+        let cols = geometry.rowBytes / channels
+        for y in 0..<geometry.rows {
+            guard let f = fg.row(y, plane: plane).baseAddress, let b = bg.row(y, plane: plane).baseAddress,
+                  let o = out.row(y, plane: plane).baseAddress,
+                  let m = mask.row(min(y * maskStep, mask.height - 1)).baseAddress else { continue }
+            // Within the mask's width: chroma of an odd-width frame may reach one sample past it.
+            let inside = min(cols, (mask.width - 1) / maskStep + 1)
+            if channels == 1 && maskStep == 1 {
+                for x in 0..<inside { o[x] = mix(f[x], b[x], m[x]) }
+            } else if channels == 1 {
+                for x in 0..<inside { o[x] = mix(f[x], b[x], m[x * maskStep]) }
+            } else {
+                for x in 0..<inside {
+                    let a = m[x * maskStep]
+                    for c in 0..<channels { o[x * channels + c] = mix(f[x * channels + c], b[x * channels + c], a) }
                 }
             }
+            for x in inside..<cols {
+                let a = m[mask.width - 1]
+                for c in 0..<channels { o[x * channels + c] = mix(f[x * channels + c], b[x * channels + c], a) }
+            }
         }
+    }
+
+    /// (f·a + b·(255 − a)) / 255, rounded to nearest: exact for every input.
+    @inline(__always)
+    static func mix(_ f: UInt8, _ b: UInt8, _ a: UInt8) -> UInt8 {
+        let v = UInt32(f) &* UInt32(a) &+ UInt32(b) &* (255 &- UInt32(a)) &+ 128
+        return UInt8(truncatingIfNeeded: (v &+ (v &>> 8)) &>> 8)
     }
 }

@@ -12,15 +12,12 @@ final class ModelInput {
     let normalization: InputNormalization
     private let scaler = Scaler(method: .bilinear)
     private let rgb: Frame
-    /// The float for each of the 256 byte values: one load per value instead of a multiply-add.
-    private let table: [Float]
 
     init(width: Int, height: Int, channels: Int, normalization: InputNormalization) {
         self.width = width
         self.height = height
         self.channels = channels
         self.normalization = normalization
-        table = (0..<256).map { Float($0) * normalization.scale + normalization.offset }
         rgb = Frame.make(channels == 1 ? .gray8 : .rgb24, width: width, height: height, pool: BufferPool())
     }
 
@@ -36,12 +33,12 @@ final class ModelInput {
 
     private func normalize(_ frame: Frame, into buffer: TensorBuffer) {
         let rowCount = width * channels
-        table.withUnsafeBufferPointer { t in
-            for y in 0..<height {
-                let src = frame.row(y)
-                let dst = buffer.pointer + y * rowCount
-                for i in 0..<rowCount { dst[i] = t[Int(src[i])] }
-            }
+        let scale = normalization.scale, offset = normalization.offset
+        for y in 0..<height {
+            // Plain pointer loops: the compiler vectorises the byte-to-float multiply-add.
+            let src = UnsafePointer(frame.row(y).baseAddress ?? UnsafeMutablePointer<UInt8>(bitPattern: 1)!)
+            let dst = buffer.pointer + y * rowCount
+            for i in 0..<rowCount { dst[i] = Float(src[i]) * scale + offset }
         }
     }
 }

@@ -7,7 +7,10 @@ import XNNPACKRuntime
 public final class SegmentationDecoder: OutputDecoder {
     /// Weight of the previous mask, 0 (none) … 0.95. Default 0.
     public let smoothing: Float
+    /// Person probabilities picked out of a two-channel output.
     private var previous: [Float] = []
+    /// The running, smoothed mask.
+    private var smoothed: [Float] = []
     private var width = 0, height = 0
     private let pool = BufferPool(maxFreePerSize: 8)
 
@@ -27,34 +30,54 @@ public final class SegmentationDecoder: OutputDecoder {
         height = s[1]
         width = s[2]
         previous = []
+        smoothed = []
         return FrameDescription(format: .gray8, width: width, height: height)
     }
 
     public func decode(_ predictor: Predictor, for frame: Frame) throws -> Frame? {
         let output = predictor.output(0)
-        let channels = output.shape.last ?? 1
         var mask = Frame.make(.gray8, width: width, height: height, pool: pool)
         let count = width * height
-        if smoothing > 0 && previous.count != count { previous = [] }
-        let s = smoothing
-        let p = output.pointer
-        for y in 0..<height {
-            let row = mask.row(y)
-            for x in 0..<width {
-                let i = y * width + x
-                // Two-channel outputs are (background, person) probabilities: take the person.
-                var v = channels == 2 ? p[i * 2 + 1] : p[i]
-                if s > 0 {
-                    if previous.isEmpty == false { v = (1 - s) * v + s * previous[i] }
-                }
-                row[x] = UInt8(max(0, min(255, (v * 255).rounded())))
-                if s > 0 {
-                    if previous.isEmpty { previous = [Float](repeating: v, count: count) }
-                    previous[i] = v
-                }
+        if (output.shape.last ?? 1) == 2 {
+            // Two-channel outputs are (background, person) probabilities: take the person.
+            if previous.count != count { previous = [Float](repeating: 0, count: count) }
+            for i in 0..<count { previous[i] = output.pointer[i * 2 + 1] }
+            previous.withUnsafeBufferPointer { p in
+                if let base = p.baseAddress { smoothAndWrite(base, into: mask) }
             }
+        } else {
+            smoothAndWrite(UnsafePointer(output.pointer), into: mask)
         }
         mask.copyTiming(from: frame)
         return mask
+    }
+
+    private func smoothAndWrite(_ probabilities: UnsafePointer<Float>, into mask: Frame) {
+        let count = width * height
+        guard smoothing > 0 else {
+            write(probabilities, into: mask)
+            return
+        }
+        let s = smoothing
+        if smoothed.count != count {
+            smoothed = Array(UnsafeBufferPointer(start: probabilities, count: count))
+        } else {
+            for i in 0..<count { smoothed[i] = (1 - s) * probabilities[i] + s * smoothed[i] }
+        }
+        smoothed.withUnsafeBufferPointer { p in
+            if let base = p.baseAddress { write(base, into: mask) }
+        }
+    }
+
+    /// Probabilities 0…1 → bytes 0…255, rounded, clamped (a vectorisable loop per row).
+    private func write(_ p: UnsafePointer<Float>, into mask: Frame) {
+        for y in 0..<height {
+            guard let row = mask.row(y).baseAddress else { continue }
+            let src = p + y * width
+            for x in 0..<width {
+                let v = min(max(src[x] * 255 + 0.5, 0), 255)
+                row[x] = UInt8(v)
+            }
+        }
     }
 }
