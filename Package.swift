@@ -17,12 +17,16 @@ let package = Package(
         .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
         .systemLibrary(name: "CSWScale", pkgConfig: "libswscale", providers: [.apt(["libswscale-dev"])]),
         // XNNPACK + pthreadpool: the kernels TensorFlow Lite uses on CPU (no pkg-config file; linked by name).
+        // libv4l2 (cameras; MJPEG/YUYV conversion by libv4lconvert) + C shims for the ioctl requests.
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CXNNPACK", providers: [.apt(["libxnnpack-dev", "libpthreadpool-dev"])]),
 
         // Neural-network graph IR: tensors, constants in aligned storage, operations, shape checks.
         .target(name: "NeuralGraph"),
         // TFLite flatbuffers → graph IR (a small FlatBuffers reader of our own).
         .target(name: "TFLiteImport", dependencies: ["NeuralGraph"]),
+        // ONNX protobuf → graph IR (a small protobuf reader of our own; NCHW converted to NHWC).
+        .target(name: "ONNXImport", dependencies: ["NeuralGraph"]),
         // Runs the graph IR through XNNPACK's subgraph runtime, with own kernels for what it lacks.
         .target(name: "XNNPACKRuntime", dependencies: ["NeuralGraph", "CXNNPACK"]),
         // Core: frames, pixel formats, buffer pool, nodes, graph, scheduler, clocks, stats, tracing.
@@ -33,12 +37,14 @@ let package = Package(
         .target(name: "FrameGraphMedia", dependencies: ["FrameGraph", "FFmpegSupport"]),
         // Filters: crop, resize, pixel-format conversion, grayscale, alpha blend, slow.
         .target(name: "FrameGraphFilters", dependencies: ["FrameGraph", "FFmpegSupport"]),
+        // V4L2 camera source through libv4l2, device listing.
+        .target(name: "FrameGraphCamera", dependencies: ["FrameGraph", "CV4L2"]),
         // Network node, output decoders (segmentation mask), composites, model packages.
-        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "FrameGraphMedia", "NeuralGraph", "TFLiteImport", "XNNPACKRuntime"]),
+        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "FrameGraphMedia", "NeuralGraph", "TFLiteImport", "ONNXImport", "XNNPACKRuntime"]),
         // Pipeline description files: parser, node catalog, builder.
-        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference"]),
+        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "FrameGraphCamera"]),
         // The command-line tool.
-        .executableTarget(name: "framegraph", dependencies: ["FrameGraphPipelines", "FrameGraphInference", "XNNPACKRuntime", "NeuralGraph"]),
+        .executableTarget(name: "framegraph", dependencies: ["FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera", "XNNPACKRuntime", "NeuralGraph"]),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
         .target(name: "TestSupport", dependencies: ["FrameGraph", "FFmpegSupport"], path: "Tests/TestSupport"),
@@ -49,6 +55,8 @@ let package = Package(
         .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "TestSupport"]),
         .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "TestSupport"]),
         .testTarget(name: "FrameGraphInferenceTests", dependencies: ["FrameGraphInference", "TestSupport"]),
+        .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),
+        .testTarget(name: "CameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
