@@ -44,6 +44,8 @@ let package = Package(
         // Pipeline description files: parser, node catalog, builder.
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "FrameGraphCamera"]),
         // The command-line tool.
+        // Micro-benchmarks that print figures (Lab conversion …).
+        .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters"]),
         .executableTarget(name: "framegraph", dependencies: ["FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera", "XNNPACKRuntime", "NeuralGraph"]),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.

@@ -13,6 +13,9 @@ public struct InputNormalization: Sendable, Equatable, CustomStringConvertible {
     /// −1…1 (MediaPipe's face detector).
     public static let signed = InputNormalization(scale: 1 / 127.5, offset: -1)
 
+    /// Lab lightness 0…100 → −1…1 (`L/50 − 1`, FrameGraph's colorizer).
+    public static let lightness = InputNormalization(scale: 1 / 50, offset: -1)
+
     /// The normalisation MediaPipe uses for one of its models, by file name; nil when unknown.
     public static func mediaPipe(forModelNamed name: String) -> InputNormalization? {
         if name.contains("selfie_segmentation") || name.contains("face_landmark") { return .unit }

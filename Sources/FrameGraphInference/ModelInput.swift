@@ -1,11 +1,21 @@
 import FFmpegSupport
 import FrameGraph
+import FrameGraphFilters
 import XNNPACKRuntime
 
 /// Turns a frame into a model's NHWC float input: scale (stretch, like MediaPipe's selfie
 /// segmentation, or letterbox) to the model's size as RGB24, then normalise into the predictor's
 /// input buffer. Reuses its scratch frame and scaler across frames.
-final class ModelInput {
+public final class ModelInput {
+    /// What the model's input holds.
+    public enum Content: String, Sendable, Equatable {
+        /// Red, green, blue bytes (or gray for one-channel models), normalised.
+        case rgb
+        /// CIE Lab lightness L (0…100) of each pixel, normalised.
+        case lightness
+    }
+
+    let content: Content
     let width: Int
     let height: Int
     let channels: Int
@@ -13,12 +23,13 @@ final class ModelInput {
     private let scaler = Scaler(method: .bilinear)
     private let rgb: Frame
 
-    init(width: Int, height: Int, channels: Int, normalization: InputNormalization) {
+    init(width: Int, height: Int, channels: Int, content: Content = .rgb, normalization: InputNormalization) {
+        self.content = content
         self.width = width
         self.height = height
         self.channels = channels
         self.normalization = normalization
-        rgb = Frame.make(channels == 1 ? .gray8 : .rgb24, width: width, height: height, pool: BufferPool())
+        rgb = Frame.make(channels == 1 && content == .rgb ? .gray8 : .rgb24, width: width, height: height, pool: BufferPool())
     }
 
     /// Writes `frame` into `buffer` (count width × height × channels).
@@ -32,6 +43,17 @@ final class ModelInput {
     }
 
     private func normalize(_ frame: Frame, into buffer: TensorBuffer) {
+        if content == .lightness {
+            let scale = normalization.scale, offset = normalization.offset
+            for y in 0..<height {
+                let src = frame.row(y)
+                let dst = buffer.pointer + y * width
+                for x in 0..<width {
+                    dst[x] = LabColor.lightness(r: src[3 * x], g: src[3 * x + 1], b: src[3 * x + 2]) * scale + offset
+                }
+            }
+            return
+        }
         let rowCount = width * channels
         let scale = normalization.scale, offset = normalization.offset
         for y in 0..<height {

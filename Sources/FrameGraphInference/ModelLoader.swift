@@ -20,6 +20,7 @@ public enum ModelLoader {
         var directories: [String] = []
         if let env = ProcessInfo.processInfo.environment["FRAMEGRAPH_MODELS"] { directories.append(env) }
         directories.append("models/cache")
+        directories.append("models/\(reference)")
         var searched: [String] = []
         for d in directories {
             for ext in extensions {

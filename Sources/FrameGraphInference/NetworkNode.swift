@@ -19,11 +19,14 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     public struct Options: Sendable {
         /// Inference threads. Default 1.
         public var threads = 1
-        /// Input normalisation; nil: MediaPipe's for its models, else 0…1.
+        /// Input normalisation; nil: MediaPipe's for its models, else 0…1 (RGB) or L/50 − 1 (lightness).
         public var normalization: InputNormalization?
-        public init(threads: Int = 1, normalization: InputNormalization? = nil) {
+        /// What the model sees: RGB (default) or the Lab lightness L (0…100, a colorizer's input).
+        public var input: ModelInput.Content = .rgb
+        public init(threads: Int = 1, normalization: InputNormalization? = nil, input: ModelInput.Content = .rgb) {
             self.threads = threads
             self.normalization = normalization
+            self.input = input
         }
     }
 
@@ -56,8 +59,14 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
             throw GraphError.mismatch(node: name, port: "model input '\(info.name)'", field: "shape",
                                       expected: "[1, H, W, 3] or [1, H, W, 1] (an image)", got: "\(info.shape)")
         }
-        let normalization = options.normalization ?? InputNormalization.mediaPipe(forModelNamed: modelReference) ?? .unit
-        input = ModelInput(width: info.shape[2], height: info.shape[1], channels: info.shape[3], normalization: normalization)
+        if options.input == .lightness && info.shape[3] != 1 {
+            throw GraphError.mismatch(node: name, port: "model input '\(info.name)'", field: "channels",
+                                      expected: "1 (Lab lightness)", got: "\(info.shape[3])")
+        }
+        let fallback: InputNormalization = options.input == .lightness ? .lightness : .unit
+        let normalization = options.normalization ?? InputNormalization.mediaPipe(forModelNamed: modelReference) ?? fallback
+        input = ModelInput(width: info.shape[2], height: info.shape[1], channels: info.shape[3], content: options.input,
+                           normalization: normalization)
         let outputs = (0..<predictor.outputCount).map { (predictor.outputInfo($0).name, predictor.outputInfo($0).shape) }
         return try decoder.negotiate(outputs: outputs, input: frame, node: name)
     }

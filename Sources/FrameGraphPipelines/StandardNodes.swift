@@ -96,6 +96,27 @@ extension NodeCatalog {
                                decoder: SegmentationDecoder(smoothing: Float(try o.number("smoothing", default: 0, minimum: 0) ?? 0)),
                                options: .init(threads: try o.int("threads", default: 1, range: 1...64) ?? 1, normalization: normalization))
         },
+        NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness", options: [
+            OptionSpec("model", .text, default: "colorizer", "model file or name (colorizer → models/colorizer/colorizer.onnx)"),
+            OptionSpec("threads", .int, default: "1", "inference threads"),
+            OptionSpec("scale", .number, default: "0.02", "input normalisation: value = L × scale + offset"),
+            OptionSpec("offset", .number, default: "-1", "see scale"),
+        ]) { name, o in
+            NetworkNode(name: name, model: try o.text("model") ?? "colorizer", decoder: ColorizerDecoder(),
+                        options: .init(threads: try o.int("threads", default: 1, range: 1...64) ?? 1,
+                                       normalization: InputNormalization(scale: Float(try o.number("scale", default: 0.02) ?? 0.02),
+                                                                         offset: Float(try o.number("offset", default: -1) ?? -1)),
+                                       input: .lightness))
+        },
+        NodeType(name: "recombine", role: .composite, summary: "frame's own Lab lightness + upsampled a/b → RGB",
+                 ports: ["frame", "ab"], options: [
+            OptionSpec("pairing", .choice(["auto", "newest", "same"]), default: "auto", "newest a/b (live) or the frame's own (offline)"),
+            OptionSpec("worker", .flag, default: "true", "recombine on a worker thread of its own (pipelines with the network)"),
+        ]) { name, o in
+            let node = LabRecombine(name: name, ownWorker: try o.flag("worker", default: true))
+            node.pairing = PairingPolicy(rawValue: try o.choice("pairing", ["auto", "newest", "same"], default: "auto"))
+            return node
+        },
         NodeType(name: "background", role: .composite, summary: "keep the person by a mask, replace the background",
                  ports: ["frame", "mask"], options: [
             OptionSpec("mode", .choice(["colour", "blur", "image", "overlay"]), default: "colour", "what replaces the background"),

@@ -1,0 +1,101 @@
+import FFmpegSupport
+import FrameGraph
+
+/// Recombines a frame's own full-resolution lightness with a/b colour channels (from a colorizer, at
+/// any size): `out = lab2rgb(L(frame), upsample(a), upsample(b))`, the last step of colorization.
+///
+/// Ports: 0 `frame` (rgb24, yuv420p or gray8 — only its Lab lightness is used), 1 `ab` (float32x2:
+/// a and b planes in Lab units, upsampled bilinearly with half-pixel centres). Output rgb24 at the
+/// frame's size. In live mode each frame pairs with the newest a/b, so the output keeps the frame
+/// rate while the colorizer runs at its own pace.
+///
+/// ```swift
+/// let recombine = LabRecombine(name: "recombine")
+/// source --> recombine.port(0); colorizer --> recombine.port(1)
+/// ```
+public final class LabRecombine: CompositeNode, @unchecked Sendable {
+    private let scaler = Scaler(method: .bilinear)
+    private var rgb: Frame?
+    /// Per output column and row: left/top source index and weight of the right/bottom neighbour.
+    private var columns: [(Int, Float)] = []
+    private var rows: [(Int, Float)] = []
+    private var abSize = (width: 0, height: 0)
+    private let pool = BufferPool(maxFreePerSize: 8)
+
+    /// Whether recombining runs on a worker thread of its own (default true), pipelining it with
+    /// decoding and prediction.
+    public let ownWorker: Bool
+    override public var runsOnWorker: Bool { ownWorker }
+
+    public init(name: String = "recombine", ownWorker: Bool = true) {
+        self.ownWorker = ownWorker
+        super.init(name: name)
+    }
+
+    override public var inputPorts: [String] { ["frame", "ab"] }
+    override public var kind: String { "recombine" }
+
+    override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
+        guard inputs.count == 2 else { return nil }
+        try require(format: inputs[0].format, in: [.rgb24, .yuv420p, .gray8], port: 0)
+        try require(format: inputs[1].format, in: [.planarFloat32(channels: 2)], port: 1)
+        let (frame, ab) = (inputs[0], inputs[1])
+        columns = Self.taps(output: frame.width, input: ab.width)
+        rows = Self.taps(output: frame.height, input: ab.height)
+        abSize = (ab.width, ab.height)
+        rgb = frame.format == .rgb24 ? nil : Frame.make(.rgb24, width: frame.width, height: frame.height)
+        return FrameDescription(format: .rgb24, width: frame.width, height: frame.height)
+    }
+
+    /// Bilinear taps with half-pixel centres (as PyTorch's align_corners=False and OpenCV), clamped.
+    static func taps(output: Int, input: Int) -> [(Int, Float)] {
+        let scale = Float(input) / Float(output)
+        return (0..<output).map { o in
+            let x = max(0, (Float(o) + 0.5) * scale - 0.5)
+            let i = min(Int(x), input - 1)
+            let w = i + 1 < input ? x - Float(i) : 0
+            return (i, w)
+        }
+    }
+
+    override public func combine(_ frames: [Frame], context: RunContext) throws -> Frame? {
+        var source = frames[0]
+        let ab = frames[1]
+        if ab.width != abSize.width || ab.height != abSize.height {
+            throw GraphError.mismatch(node: name, port: "ab", field: "size", expected: "\(abSize.width)x\(abSize.height)",
+                                      got: "\(ab.width)x\(ab.height)")
+        }
+        if let rgb {
+            try scaler.scale(source, into: rgb)
+            source = rgb
+        }
+        var out = Frame.make(.rgb24, width: source.width, height: source.height, pool: pool)
+        let aw = ab.width
+        // Rows of a and b interpolated vertically once per output row, then horizontally per pixel.
+        var aRow = [Float](repeating: 0, count: aw), bRow = [Float](repeating: 0, count: aw)
+        for y in 0..<source.height {
+            let (ty, wy) = rows[y]
+            let ty1 = min(ty + 1, ab.height - 1)
+            let a0 = ab.floatRow(ty, plane: 0), a1 = ab.floatRow(ty1, plane: 0)
+            let b0 = ab.floatRow(ty, plane: 1), b1 = ab.floatRow(ty1, plane: 1)
+            for x in 0..<aw {
+                aRow[x] = a0[x] + (a1[x] - a0[x]) * wy
+                bRow[x] = b0[x] + (b1[x] - b0[x]) * wy
+            }
+            let src = source.row(y), dst = out.row(y)
+            for x in 0..<source.width {
+                let (tx, wx) = columns[x]
+                let tx1 = min(tx + 1, aw - 1)
+                let a = aRow[tx] + (aRow[tx1] - aRow[tx]) * wx
+                let b = bRow[tx] + (bRow[tx1] - bRow[tx]) * wx
+                let l = LabColor.lightness(r: src[3 * x], g: src[3 * x + 1], b: src[3 * x + 2])
+                let c = LabColor.rgb(l: l, a: a, b: b)
+                dst[3 * x] = UInt8(c.r * 255 + 0.5)
+                dst[3 * x + 1] = UInt8(c.g * 255 + 0.5)
+                dst[3 * x + 2] = UInt8(c.b * 255 + 0.5)
+            }
+        }
+        out.copyTiming(from: frames[0])
+        return out
+    }
+}
