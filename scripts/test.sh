@@ -6,5 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 tools/make-samples.sh
 tools/models/fetch_mediapipe_models.sh models/cache
-swift build --build-tests 2>&1 | grep -E "error|warning: unre|Compiling|Build complete" | tail -n 3
+tools/setup-python.sh
+swift build --build-tests 2>&1 | tail -n 5
 swift test --skip-build "$@"

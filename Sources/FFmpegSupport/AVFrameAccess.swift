@@ -44,7 +44,7 @@ extension PixelFormat {
         case AV_PIX_FMT_RGB24: self = .rgb24
         case AV_PIX_FMT_RGBA: self = .rgba
         case AV_PIX_FMT_BGRA: self = .bgra
-        case AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P: self = .yuv420p
+        case AV_PIX_FMT_YUV420P: self = .yuv420p
         case AV_PIX_FMT_NV12: self = .nv12
         case AV_PIX_FMT_GRAY8: self = .gray8
         default: return nil

@@ -101,7 +101,12 @@ public final class MediaReader {
             }
             width = Int(codec.pointee.width)
             height = Int(codec.pointee.height)
-            outputFormat = PixelFormat(av: codec.pointee.pix_fmt) ?? .yuv420p
+            // Formats FrameGraph has are handed out as they are; full-range YUV (JPEG, MJPEG) and RGB-like
+            // formats become rgb24 (so the range is converted right), everything else yuv420p.
+            let native = codec.pointee.pix_fmt
+            let fullRange = [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_PAL8, AV_PIX_FMT_RGBA64BE,
+                             AV_PIX_FMT_RGB48BE, AV_PIX_FMT_GBRP, AV_PIX_FMT_YA8, AV_PIX_FMT_MONOBLACK].contains(native)
+            outputFormat = PixelFormat(av: native) ?? (fullRange ? .rgb24 : .yuv420p)
             packet = av_packet_alloc()
             decoded = av_frame_alloc()
         } catch {
