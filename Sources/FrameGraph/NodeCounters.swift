@@ -15,6 +15,9 @@ public final class NodeCounters: Sendable {
         public var droppedBusy = 0
         /// Frames that could not be used in time: superseded before an output tick, or left unpaired.
         public var droppedLate = 0
+        /// Frames a source could not deliver: a camera's frames lost at the driver (gaps in its
+        /// sequence numbers), skipped for a newer one (latest-frame semantics), or damaged.
+        public var droppedAtSource = 0
         /// Output ticks that repeated the previous frame because nothing new had arrived.
         public var duplicated = 0
         /// Output ticks that wrote nothing because nothing new had arrived (skip policy).

@@ -30,6 +30,8 @@ public struct NodeReport: Codable, Sendable {
     public var droppedLate: Int
     public var duplicated: Int
     public var skippedTicks: Int
+    /// Frames a source could not deliver (a camera: lost at the driver, skipped for a newer one, damaged).
+    public var droppedAtSource: Int
     /// Time per frame inside the node.
     public var latency: LatencySummary
     /// Capture-to-output latency of new frames (sinks only).
@@ -38,7 +40,8 @@ public struct NodeReport: Codable, Sendable {
 
 /// What a run did, as printed at the end and written by `--stats` (schema in README.md).
 ///
-/// Run-level counts: `framesIn` is what the sources produced; `admitted` and `droppedBusy` add up the
+/// Run-level counts: `framesIn` is what the sources produced; `droppedAtSource` what they could not
+/// deliver (camera frames lost at the driver or skipped for a newer one); `admitted` and `droppedBusy` add up the
 /// worker nodes (with none, every frame is admitted); `droppedLate`, `duplicated`, `skippedTicks` and
 /// `framesOut` are those of the primary sink (the first sink in graph order), plus composites'
 /// unpaired frames in `droppedLate`.
@@ -48,6 +51,8 @@ public struct RunReport: Codable, Sendable {
     public var elapsedSeconds: Double
     public var cpuSeconds: Double
     public var framesIn: Int
+    /// Frames the sources dropped before emitting them (cameras: driver gaps, latest-frame skips).
+    public var droppedAtSource: Int
     public var admitted: Int
     public var droppedBusy: Int
     public var droppedLate: Int
@@ -68,7 +73,7 @@ public struct RunReport: Codable, Sendable {
         elapsedSeconds = elapsed
         cpuSeconds = RunReport.processCPUSeconds()
         nodes = []
-        var framesIn = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
+        var framesIn = 0, atSource = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
         var primary: NodeCounters.Snapshot?
         for node in graphNodes {
             let s = node.counters.snapshot
@@ -76,9 +81,10 @@ public struct RunReport: Codable, Sendable {
             nodes.append(NodeReport(name: node.name, kind: node.kind, received: s.received, processed: s.processed,
                                     emitted: s.emitted, droppedBusy: s.droppedBusy, droppedLate: s.droppedLate,
                                     duplicated: s.duplicated, skippedTicks: s.skippedTicks,
+                                    droppedAtSource: s.droppedAtSource,
                                     latency: LatencySummary(s.latency),
                                     endToEnd: isSink ? LatencySummary(s.endToEnd) : nil))
-            if node is SourceNode { framesIn += s.emitted }
+            if node is SourceNode { framesIn += s.emitted; atSource += s.droppedAtSource }
             if let f = node as? FilterNode, f.runsOnWorker {
                 workerCount += 1
                 admitted += s.processed
@@ -91,6 +97,7 @@ public struct RunReport: Codable, Sendable {
             if isSink && primary == nil { primary = s }
         }
         self.framesIn = framesIn
+        droppedAtSource = atSource
         self.admitted = workerCount == 0 ? framesIn : admitted
         droppedBusy = busy
         droppedLate = late + (primary?.droppedLate ?? 0)
@@ -130,6 +137,9 @@ public struct RunReport: Codable, Sendable {
         lines.append(String(format: "mode %@ at %.3g fps: %.2f s elapsed, %.2f s CPU", mode, fps, elapsedSeconds, cpuSeconds))
         lines.append(String(format: "frames: in %d, admitted %d, dropped-busy %d, dropped-late %d, duplicated %d, skipped ticks %d, out %d (%.1f fps)",
                             framesIn, admitted, droppedBusy, droppedLate, duplicated, skippedTicks, framesOut, achievedFps))
+        if droppedAtSource > 0 {
+            lines.append("dropped at source: \(droppedAtSource) (camera frames lost at the driver, skipped for a newer one, or damaged)")
+        }
         lines.append(String(format: "end-to-end latency ms: p50 %.2f  p95 %.2f  p99 %.2f  max %.2f",
                             endToEnd.p50, endToEnd.p95, endToEnd.p99, endToEnd.max))
         let header = ["node", "kind", "in", "done", "out", "busy", "late", "dup", "p50 ms", "p95 ms", "p99 ms", "max ms"]
