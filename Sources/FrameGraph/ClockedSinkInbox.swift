@@ -49,16 +49,7 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     }
 
     private func write(_ frame: Frame, isNew: Bool, lane: Lane) {
-        _ = call.timed(lane: lane, sequence: frame.sequence) { () -> Bool? in
-            let index = sink.counters.snapshot.emitted
-            try sink.consume(frame, index: index, context: call.context)
-            let now = call.context.clock.now()
-            sink.counters.update {
-                $0.emitted += 1
-                if isNew { $0.endToEnd.record(now - frame.captureTime) }
-            }
-            return true
-        }
+        call.consume(frame, by: sink, isNew: isNew, lane: lane)
     }
 }
 

@@ -31,6 +31,21 @@ struct NodeCall {
         return result
     }
 
+    /// Hands `frame` to a sink as its next output frame, timing it; a new frame (not a repeat) also
+    /// records its capture-to-output latency.
+    func consume(_ frame: Frame, by sink: SinkNode, isNew: Bool, lane: Lane) {
+        _ = timed(lane: lane, sequence: frame.sequence) { () -> Bool? in
+            let index = sink.counters.snapshot.emitted
+            try sink.consume(frame, index: index, context: context)
+            let now = context.clock.now()
+            sink.counters.update {
+                $0.emitted += 1
+                if isNew { $0.endToEnd.record(now - frame.captureTime) }
+            }
+            return true
+        }
+    }
+
     /// Sends `frame` to every target of the node.
     func forward(_ frame: Frame, lane: Lane) {
         node.counters.update { $0.emitted += 1 }
@@ -148,12 +163,6 @@ final class DirectSinkInbox: Inbox, @unchecked Sendable {
 
     func accept(_ frame: Frame, port: Int, lane: Lane) {
         sink.counters.update { $0.received += 1 }
-        _ = call.timed(lane: lane, sequence: frame.sequence) { () -> Bool? in
-            let index = sink.counters.snapshot.emitted
-            try sink.consume(frame, index: index, context: call.context)
-            let now = call.context.clock.now()
-            sink.counters.update { $0.emitted += 1; $0.endToEnd.record(now - frame.captureTime) }
-            return true
-        }
+        call.consume(frame, by: sink, isNew: true, lane: lane)
     }
 }

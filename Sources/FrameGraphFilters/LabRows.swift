@@ -30,7 +30,7 @@ struct LabRows {
                 let X = m0 * rr[x] + m1 * gg[x] + m2 * bb[x]
                 let Y = m3 * rr[x] + m4 * gg[x] + m5 * bb[x]
                 let Z = m6 * rr[x] + m7 * gg[x] + m8 * bb[x]
-                let fx = Self.f(X), fy = Self.f(Y), fz = Self.f(Z)
+                let fx = LabColor.f(X), fy = LabColor.f(Y), fz = LabColor.f(Z)
                 l[x] = 116 * fy - 16
                 a[x] = 500 * (fx - fy)
                 bOut[x] = 200 * (fy - fz)
@@ -47,7 +47,7 @@ struct LabRows {
             for x in 0..<n {
                 yy[x] = m3 * table[Int(src[3 * x])] + m4 * table[Int(src[3 * x + 1])] + m5 * table[Int(src[3 * x + 2])]
             }
-            for x in 0..<n { l[x] = 116 * Self.f(yy[x]) - 16 }
+            for x in 0..<n { l[x] = 116 * LabColor.f(yy[x]) - 16 }
         }
     }
 
@@ -64,7 +64,7 @@ struct LabRows {
                 let fy = (l[x] + 16) * (1 / 116)
                 let fx = fy + a[x] * (1 / 500)
                 let fz = max(fy - bIn[x] * (1 / 200), 0)
-                let X = Self.finv(fx), Y = Self.finv(fy), Z = Self.finv(fz)
+                let X = LabColor.finv(fx), Y = LabColor.finv(fy), Z = LabColor.finv(fz)
                 rr[x] = min(max(i0 * X + i1 * Y + i2 * Z, 0), 1) * scale + 0.5
                 gg[x] = min(max(i3 * X + i4 * Y + i5 * Z, 0), 1) * scale + 0.5
                 bb[x] = min(max(i6 * X + i7 * Y + i8 * Z, 0), 1) * scale + 0.5
@@ -75,26 +75,5 @@ struct LabRows {
                 dst[3 * x + 2] = table[Int(bb[x])]
             }
         } } }
-    }
-
-    /// f(t) for t in Lab's range: cube root (inverse cube root by a bit-level guess and three
-    /// division-free Newton steps) above 0.008856, the linear segment below.
-    @inline(__always)
-    static func f(_ t: Float) -> Float {
-        let s = max(t, 1e-30)
-        var r = Float(bitPattern: 0x54A2_FA8C &- s.bitPattern / 3)
-        r = r * (4 - s * r * r * r) * (1 / 3)
-        r = r * (4 - s * r * r * r) * (1 / 3)
-        r = r * (4 - s * r * r * r) * (1 / 3)
-        let root = s * r * r
-        let linear = 7.787 * t + 16 / 116
-        return t > 0.008856 ? root : linear
-    }
-
-    @inline(__always)
-    static func finv(_ v: Float) -> Float {
-        let cube = v * v * v
-        let linear = (v - 16 / 116) * (1 / 7.787)
-        return v > 0.2068966 ? cube : linear
     }
 }
