@@ -1,15 +1,17 @@
 import Foundation
 import NeuralGraph
+import ONNXImport
 import TFLiteImport
 
 /// Finds and loads model files by path or by name.
 ///
-/// A bare name such as `selfie_segmentation` is looked up as `<dir>/selfie_segmentation.tflite` in
-/// `$FRAMEGRAPH_MODELS` (when set) and then in `models/cache` (where `tools/models/fetch_mediapipe_models.sh`
-/// puts the verified MediaPipe models).
+/// A bare name such as `selfie_segmentation` is looked up as `<dir>/selfie_segmentation.tflite` (or
+/// `.onnx`) in `$FRAMEGRAPH_MODELS` (when set), in `models/cache` (where
+/// `tools/models/fetch_mediapipe_models.sh` puts the verified MediaPipe models) and in
+/// `models/<name>` (FrameGraph's own models, e.g. `models/colorizer/colorizer.onnx`).
 public enum ModelLoader {
     /// Model formats FrameGraph imports, by file extension.
-    public static let extensions = ["tflite"]
+    public static let extensions = ["tflite", "onnx"]
 
     /// The file a model reference points to.
     public static func resolve(_ reference: String) throws -> String {
@@ -37,6 +39,8 @@ public enum ModelLoader {
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "tflite":
             return try TFLiteImporter.load(path: path)
+        case "onnx":
+            return try ONNXImporter.load(path: path)
         default:
             throw ModelError.malformed(file: path, reason: "unknown model format (expected .\(extensions.joined(separator: ", .")))", offset: nil)
         }
