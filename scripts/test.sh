@@ -7,5 +7,7 @@ scripts/install-deps.sh
 tools/make-samples.sh
 tools/models/fetch_mediapipe_models.sh models/cache
 tools/setup-python.sh
-swift build --build-tests 2>&1 | tail -n 5
-swift test --skip-build "$@"
+# The tests run on the optimised build, as users run FrameGraph (live-schedule tests need real
+# speed), with testing enabled; preconditions and overflow checks stay on in -O builds.
+swift build -c release --build-tests -Xswiftc -enable-testing 2>&1 | tail -n 5
+swift test -c release -Xswiftc -enable-testing --skip-build "$@"

@@ -30,8 +30,13 @@ public enum TestEnvironment {
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
-    /// The debug build of the CLI (built by `swift build --build-tests`).
-    public static var cli: String { root.appendingPathComponent(".build/debug/framegraph").path }
+    /// The CLI built beside the running tests (same configuration: `swift build --build-tests`
+    /// builds it too), else the debug build.
+    public static var cli: String {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("framegraph").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        return root.appendingPathComponent(".build/debug/framegraph").path
+    }
 
     /// A fresh folder for one test's files, kept under .build/test-output/NAME.
     public static func scratch(_ name: String) -> URL {
