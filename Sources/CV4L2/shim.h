@@ -12,7 +12,9 @@
 #include <poll.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <linux/videodev2.h>
 #include <libv4l2.h>
 #include <libv4lconvert.h>
@@ -35,6 +37,21 @@ static inline uint32_t fg_v4l2_pix_fmt_rgb24(void) { return V4L2_PIX_FMT_RGB24; 
 /// v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC): the descriptor is wrapped by libv4l2.
 static inline int fg_v4l2_open(const char *path) {
     return v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+}
+
+/// VIDIOC_QUERYCAP through plain open/ioctl/close (not libv4l2, which prints complaints about
+/// descriptors that are not V4L2 devices): 0 when `path` is a V4L2 device, else -1 with errno.
+static inline int fg_probe_v4l2(const char *path) {
+    int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct v4l2_capability cap;
+    memset(&cap, 0, sizeof cap);
+    int rc = ioctl(fd, VIDIOC_QUERYCAP, &cap);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
 }
 
 /// v4l2_close.

@@ -103,18 +103,30 @@ final class CameraCapture {
     /// Throws ``CameraError/disconnected(path:call:errno:frames:)`` when the device went away.
     /// `frames` (frames delivered so far) only goes into error messages.
     func grabNewest(timeout: Double, frames: Int) throws -> Grab? {
-        // DQBUF tells what poll's flags mean: a frame, EAGAIN (nothing yet), or ENODEV/EIO (gone).
-        let readiness = try device.wait(timeout: timeout)
-        if readiness == .timeout { return nil }
-        guard var newest = try device.dequeue(frames: frames) else {
-            if readiness == .hangup {
-                throw CameraError.disconnected(path: settings.path, call: "poll (POLLHUP)", errno: ENODEV, frames: frames)
-            }
-            if readiness == .error { usleep(5_000) }  // POLLERR without a reason yet: do not spin
+        // DQBUF only when poll says a buffer is done (libv4l2 logs every failed DQBUF, EAGAIN included).
+        switch try device.wait(timeout: timeout) {
+        case .timeout:
             return nil
+        case .hangup:
+            throw CameraError.disconnected(path: settings.path, call: "poll (POLLHUP)", errno: ENODEV, frames: frames)
+        case .error:
+            // POLLERR without a frame: DQBUF says why (ENODEV/EIO: gone; EAGAIN: nothing yet).
+            guard let buffer = try device.dequeue(frames: frames) else {
+                usleep(5_000)  // do not spin on a persistent POLLERR
+                return nil
+            }
+            return try drain(after: buffer, frames: frames)
+        case .ready:
+            guard let buffer = try device.dequeue(frames: frames) else { return nil }
+            return try drain(after: buffer, frames: frames)
         }
-        var sequences = [newest.sequence]
-        while let next = try device.dequeue(frames: frames) {
+    }
+
+    /// Dequeues every other ready buffer, keeping the newest and requeueing the rest.
+    private func drain(after first: fg_dequeued, frames: Int) throws -> Grab {
+        var newest = first
+        var sequences = [first.sequence]
+        while try device.wait(timeout: 0) == .ready, let next = try device.dequeue(frames: frames) {
             try device.queue(newest.index, frames: frames)
             newest = next
             sequences.append(next.sequence)

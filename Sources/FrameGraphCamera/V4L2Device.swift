@@ -17,10 +17,29 @@ final class V4L2Device {
     /// Opens `path` read/write, non-blocking.
     init(path: String) throws {
         self.path = path
+        // Check the node first: libv4l2 prints its own complaints when handed a regular file.
+        var st = stat()
+        if stat(path, &st) != 0 {
+            let e = errno
+            throw e == ENOENT || e == ENOTDIR ? CameraError.notFound(path: path)
+                : e == EACCES ? CameraError.permissionDenied(path: path)
+                : CameraError.callFailed(path: path, call: "stat", errno: e)
+        }
+        guard st.st_mode & S_IFMT == S_IFCHR else {
+            throw CameraError.notACaptureDevice(path: path, reason: "it is not a device node (\(st.st_mode & S_IFMT == S_IFDIR ? "a directory" : "a regular file or other non-device"))")
+        }
+        if path.withCString({ fg_probe_v4l2($0) }) != 0 {
+            let e = errno
+            if e == ENOTTY || e == EINVAL {
+                throw CameraError.notACaptureDevice(path: path, reason: "VIDIOC_QUERYCAP: \(CameraError.errnoText(e)) (not a V4L2 device)")
+            }
+            // Other errors (busy, gone, permission) are classified by the real open below.
+        }
         let fd = path.withCString { fg_v4l2_open($0) }
         guard fd >= 0 else {
             let e = errno
             switch e {
+            case ENOTTY, EINVAL: throw CameraError.notACaptureDevice(path: path, reason: "open: \(CameraError.errnoText(e)) (not a V4L2 device)")
             case ENOENT, ENODEV, ENXIO: throw CameraError.notFound(path: path)
             case EACCES, EPERM: throw CameraError.permissionDenied(path: path)
             case EBUSY: throw CameraError.busy(path: path, call: "open")

@@ -53,6 +53,15 @@ public struct PipelineDocument: Sendable {
     public var declarations: [Declaration] = []
     public var connections: [Connection] = []
 
+    /// Changes node `name` into a node of `type`, dropping the options it had (used by `--camera`,
+    /// which turns a `file` source into a `camera` source). False when there is no such node.
+    public mutating func retype(node name: String, to type: String) -> Bool {
+        guard let i = declarations.firstIndex(where: { $0.name == name }) else { return false }
+        declarations[i].type = type
+        declarations[i].options.removeAll()
+        return true
+    }
+
     /// Sets `key=value` on node `name`, replacing an option given in the file (used by `--set`,
     /// `--input` and `--output`).
     public mutating func override(node name: String, key: String, value: String) -> Bool {

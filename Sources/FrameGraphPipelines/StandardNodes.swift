@@ -20,6 +20,7 @@ extension NodeCatalog {
                 loop: try o.flag("loop"),
                 threads: try o.int("threads", default: 0, range: 0...64) ?? 0))
         },
+        .camera,
         NodeType(name: "pattern", role: .source, summary: "synthetic frames with the frame number stamped in", options: [
             OptionSpec("width", .int, default: "640", "frame width"),
             OptionSpec("height", .int, default: "480", "frame height"),

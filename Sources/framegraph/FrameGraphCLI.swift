@@ -35,6 +35,9 @@ struct FrameGraphCLI {
         case "nodes":
             print(NodeCatalog.standard.helpText())
             return 0
+        case "devices":
+            let arguments = try Arguments(words, valued: DevicesCommand.valued, switches: DevicesCommand.switches)
+            return DevicesCommand(arguments: arguments).execute()
         case "model":
             let arguments = try Arguments(words, valued: ModelCommand.valued, switches: ModelCommand.switches)
             return try ModelCommand(arguments: arguments).execute()
@@ -42,7 +45,7 @@ struct FrameGraphCLI {
             let arguments = try Arguments(words, valued: RunCommand.valued, switches: RunCommand.switches)
             return try RunCommand(arguments: arguments, checkOnly: command == "check").execute()
         default:
-            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes, model; see framegraph --help)")
+            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes, devices, model; see framegraph --help)")
         }
     }
 }

@@ -1,11 +1,13 @@
 import Foundation
 import FrameGraph
+import FrameGraphCamera
 import FrameGraphPipelines
 
 /// `framegraph run` and `framegraph check`: load the pipeline, apply the command line, validate, run.
 struct RunCommand {
-    static let valued: Set<String> = ["input", "output", "mode", "fps", "policy", "stats", "trace", "set", "duration"]
-    static let switches: Set<String> = ["loop", "quiet"]
+    static let valued: Set<String> = ["input", "output", "mode", "fps", "policy", "stats", "trace", "set", "duration",
+                                      "camera", "camera-size", "camera-fps", "camera-format"]
+    static let switches: Set<String> = ["loop", "quiet", "reconnect"]
 
     let arguments: Arguments
     let checkOnly: Bool
@@ -27,9 +29,25 @@ struct RunCommand {
         if let trace = arguments.value("trace") { options.traceURL = URL(fileURLWithPath: trace) }
 
         var document = try Pipeline.parseFile(path: path)
+        let camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
+                                       format: arguments.value("camera-format"), reconnect: arguments.has("reconnect"))
+        if camera.path != nil && arguments.value("input") != nil {
+            throw Arguments.UsageError(description: "--input and --camera both name the source; give one of them")
+        }
         try applyOverrides(to: &document)
+        if try camera.apply(to: &document) {
+            // A camera delivers in real time: the run is live.
+            if arguments.value("mode") == "offline" {
+                throw Arguments.UsageError(description: "--mode offline cannot read a camera: a camera is always live (leave --mode out); to process every frame, record to a file first and run that offline")
+            }
+            options.mode = .live
+        }
         let pipeline = try Pipeline.build(document)
         let runner = try GraphRunner(sources: pipeline.sources, options: options)
+        let cameras = pipeline.sources.compactMap { $0 as? CameraSource }
+        for c in cameras {
+            c.onStatus = { line in FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8)) }
+        }
 
         if checkOnly {
             try runner.validate()
@@ -43,6 +61,14 @@ struct RunCommand {
             return 0
         }
 
+        if !cameras.isEmpty {
+            try runner.validate()  // opens the cameras: say what the drivers granted
+            for c in cameras where !arguments.has("quiet") {
+                let granted = c.configuration.map { "\($0.summary)" } ?? "?"
+                let differences = c.configuration?.differences(from: c.settings) ?? []
+                FileHandle.standardError.write(Data("camera \(c.settings.path): \(granted)\(differences.isEmpty ? "" : " (granted \(differences.joined(separator: ", ")))")\n".utf8))
+            }
+        }
         let interrupts = Interrupts { runner.stop() }
         if let limit = try arguments.number("duration") {
             let context = runner.context
@@ -69,6 +95,10 @@ struct RunCommand {
             }
         }
         if !quiet { print(report.table()) }
+        for c in cameras where !quiet {
+            let s = c.statistics
+            print("camera \(c.settings.path): \(s.frames) frames, dropped at source \(s.droppedAtSource) (lost at the driver \(s.lostAtDriver), skipped for a newer one \(s.skippedForNewer), damaged \(s.damaged))\(s.reconnects > 0 ? ", reconnected \(s.reconnects)x" : "")")
+        }
         if let failure = report.failure {
             FileHandle.standardError.write(Data("framegraph: \(failure.message)\n".utf8))
             return 1
