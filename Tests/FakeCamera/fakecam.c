@@ -113,6 +113,7 @@ struct fc_config {
     uint32_t formats[FC_MAX_FORMATS];    /* FAKECAM_FORMATS */
     int nformats;
     unsigned long unplug_after;          /* FAKECAM_UNPLUG_AFTER, 0 = never */
+    unsigned long replug_after_ms;       /* FAKECAM_REPLUG_AFTER_MS, 0 = never */
     char card[32];                       /* FAKECAM_CARD */
     char clip[PATH_MAX];                 /* FAKECAM_CLIP, raw YUYV frames */
     struct fc_size clip_size;            /* FAKECAM_CLIP_SIZE */
@@ -178,6 +179,7 @@ static void load_config(struct fc_config *c)
     }
 
     c->unplug_after = strtoul(env_or("FAKECAM_UNPLUG_AFTER", "0"), NULL, 10);
+    c->replug_after_ms = strtoul(env_or("FAKECAM_REPLUG_AFTER_MS", "0"), NULL, 10);
     snprintf(c->card, sizeof c->card, "%s", env_or("FAKECAM_CARD", "FrameGraph Fake Camera"));
     snprintf(c->clip, sizeof c->clip, "%s", env_or("FAKECAM_CLIP", ""));
     if (parse_sizes(env_or("FAKECAM_CLIP_SIZE", ""), &c->clip_size, 1) == 0)
@@ -222,6 +224,8 @@ static struct fc_device {
     bool configured;
     struct fc_config cfg;
     bool unplugged;
+    uint64_t unplugged_ns; /* when it was unplugged (CLOCK_MONOTONIC) */
+    bool replugged;        /* FAKECAM_REPLUG_AFTER_MS has brought it back once */
 
     /* Current format and rate. */
     uint32_t pixelformat, width, height, fps;
@@ -364,6 +368,7 @@ static void unplug_locked(void)
         return;
     DBG("unplugged after %lu frames\n", dev.delivered);
     dev.unplugged = true;
+    dev.unplugged_ns = now_ns();
     dev.stop = true;
     for (int i = 0; i < FC_MAX_HANDLES; i++) {
         struct fc_handle *h = dev.handles[i];
@@ -376,6 +381,24 @@ static void unplug_locked(void)
     }
     pthread_cond_broadcast(&dev.done_cond);
     pthread_cond_broadcast(&dev.tick_cond);
+}
+
+/* Lock held: with FAKECAM_REPLUG_AFTER_MS, the device comes back (once) that long
+ * after the unplug, as soon as every descriptor of it has been closed, with
+ * FAKECAM_UNPLUG_AFTER no longer in force. */
+static void maybe_replug_locked(void)
+{
+    if (!dev.unplugged || dev.replugged || dev.cfg.replug_after_ms == 0)
+        return;
+    if (now_ns() < dev.unplugged_ns + dev.cfg.replug_after_ms * 1000000u)
+        return;
+    for (int i = 0; i < FC_MAX_HANDLES; i++)
+        if (dev.handles[i])
+            return;
+    DBG("plugged back in after %lu ms\n", dev.cfg.replug_after_ms);
+    dev.unplugged = false;
+    dev.replugged = true;
+    dev.cfg.unplug_after = 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -964,6 +987,7 @@ static int device_open(int flags)
 {
     pthread_mutex_lock(&dev.lock);
     int fds[2] = { -1, -1 }, slot = -1, err = 0;
+    maybe_replug_locked();
     if (dev.unplugged) {
         err = ENOENT;
         goto out;
@@ -1145,6 +1169,7 @@ static int path_lookup(const char *path, int *rc)
     if (!is_device_path(path))
         return 0;
     pthread_mutex_lock(&dev.lock);
+    maybe_replug_locked();
     bool gone = dev.unplugged;
     pthread_mutex_unlock(&dev.lock);
     *rc = gone ? fail(ENOENT) : 0;
