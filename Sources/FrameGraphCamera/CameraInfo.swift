@@ -21,6 +21,14 @@ public struct CameraInfo: Sendable, Equatable {
         public var sizes: [Size]
         /// The raw V4L2 code.
         public var code: UInt32
+
+        public init(fourcc: String, name: String, compressed: Bool, sizes: [Size], code: UInt32) {
+            self.fourcc = fourcc
+            self.name = name
+            self.compressed = compressed
+            self.sizes = sizes
+            self.code = code
+        }
     }
 
     /// One frame size, with its frame rates.
@@ -34,6 +42,14 @@ public struct CameraInfo: Sendable, Equatable {
         /// For stepwise/continuous intervals: text such as "1 … 60 fps".
         public var intervalRange: String?
 
+        public init(width: Int, height: Int, intervals: [Interval], range: String? = nil, intervalRange: String? = nil) {
+            self.width = width
+            self.height = height
+            self.intervals = intervals
+            self.range = range
+            self.intervalRange = intervalRange
+        }
+
         /// Whether `fps` is among the offered rates (within 0.5 fps), or inside the interval range.
         public func offers(fps: Double) -> Bool {
             if intervalRange != nil { return true }
@@ -45,6 +61,12 @@ public struct CameraInfo: Sendable, Equatable {
     public struct Interval: Sendable, Equatable {
         public var numerator: Int
         public var denominator: Int
+
+        public init(numerator: Int, denominator: Int) {
+            self.numerator = numerator
+            self.denominator = denominator
+        }
+
         /// Frames per second.
         public var fps: Double { numerator > 0 ? Double(denominator) / Double(numerator) : 0 }
     }
