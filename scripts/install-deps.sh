@@ -2,7 +2,8 @@
 # Installs the Debian packages FrameGraph needs (only those missing). Used by demo.sh and test.sh.
 set -euo pipefail
 packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
-          libxnnpack-dev libpthreadpool-dev libv4l-dev python3 python3-pip python3-venv)
+          libxnnpack-dev libpthreadpool-dev libv4l-dev python3 python3-pip python3-venv
+          gcc make libjpeg62-turbo-dev)  # the last three build the emulated camera (Tests/FakeCamera)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

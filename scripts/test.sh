@@ -7,6 +7,8 @@ scripts/install-deps.sh
 tools/make-samples.sh
 tools/models/fetch_mediapipe_models.sh models/cache
 tools/setup-python.sh
+# The emulated V4L2 camera the camera tests preload into the CLI (never into the compiler).
+make -s -C Tests/FakeCamera
 # The tests run on the optimised build, as users run FrameGraph (live-schedule tests need real
 # speed), with testing enabled; preconditions and overflow checks stay on in -O builds.
 swift build -c release --build-tests -Xswiftc -enable-testing 2>&1 | tail -n 5
