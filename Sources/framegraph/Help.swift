@@ -6,6 +6,8 @@ enum Help {
       framegraph run PIPELINE [options]    run a pipeline description file
       framegraph check PIPELINE [options]  validate a pipeline (wiring, formats) without running it
       framegraph nodes                     list node types, their ports and options
+      framegraph devices [PATH…]           list cameras (/dev/video* and $FRAMEGRAPH_CAMERAS, a
+                                           colon-separated list) with formats, sizes and frame rates
       framegraph model info MODEL          inputs, outputs, operations, parameters, FLOPs
       framegraph model bench MODEL [--runs N] [--threads N]
                                            load/compile time, median/p95 prediction time,
@@ -26,11 +28,22 @@ enum Help {
       --duration SECONDS    stop after this long (clock time)
       --quiet               no progress line and no table (errors still printed)
 
+    CAMERA OPTIONS (run, check; a camera is always live: --mode offline is refused)
+      --camera PATH         read a V4L2 camera (e.g. /dev/video0) instead of the pipeline's file source
+      --camera-size WxH     requested frame size (default 640x480; the driver grants its nearest)
+      --camera-fps N        requested frame rate (default 30)
+      --camera-format F     the camera's own format: yuyv, mjpeg or auto (default: YUYV if it offers
+                            the size at the rate, else MJPEG)
+      --reconnect           when the camera is unplugged, wait for it to come back (Ctrl-C to stop)
+                            instead of ending the run with status 1
+
     EXAMPLES
       framegraph run pipelines/transcode.fg --input clip.mkv --output small.mp4
       framegraph run pipelines/slow.fg --mode live --stats stats.json --trace trace.json
       framegraph run pipelines/transcode.fg --set small.width=320 --set small.height=240
       framegraph check pipelines/slow.fg
+      framegraph devices
+      framegraph run pipelines/portrait-segment.fg --camera /dev/video0 --output live.mp4 --stats s.json
 
     Ctrl-C stops the sources, finishes work in flight, finalizes the output file and prints the
     statistics; a second Ctrl-C aborts at once.
