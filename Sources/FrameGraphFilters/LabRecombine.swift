@@ -20,6 +20,7 @@ public final class LabRecombine: CompositeNode, @unchecked Sendable {
     private var columns: [(Int, Float)] = []
     private var rows: [(Int, Float)] = []
     private var abSize = (width: 0, height: 0)
+    private var rowKernels: LabRows?
     private let pool = BufferPool(maxFreePerSize: 8)
 
     /// Whether recombining runs on a worker thread of its own (default true), pipelining it with
@@ -70,31 +71,40 @@ public final class LabRecombine: CompositeNode, @unchecked Sendable {
             source = rgb
         }
         var out = Frame.make(.rgb24, width: source.width, height: source.height, pool: pool)
-        let aw = ab.width
-        // Rows of a and b interpolated vertically once per output row, then horizontally per pixel.
-        var aRow = [Float](repeating: 0, count: aw), bRow = [Float](repeating: 0, count: aw)
-        for y in 0..<source.height {
-            let (ty, wy) = rows[y]
-            let ty1 = min(ty + 1, ab.height - 1)
-            let a0 = ab.floatRow(ty, plane: 0), a1 = ab.floatRow(ty1, plane: 0)
-            let b0 = ab.floatRow(ty, plane: 1), b1 = ab.floatRow(ty1, plane: 1)
-            for x in 0..<aw {
-                aRow[x] = a0[x] + (a1[x] - a0[x]) * wy
-                bRow[x] = b0[x] + (b1[x] - b0[x]) * wy
-            }
-            let src = source.row(y), dst = out.row(y)
-            for x in 0..<source.width {
-                let (tx, wx) = columns[x]
-                let tx1 = min(tx + 1, aw - 1)
-                let a = aRow[tx] + (aRow[tx1] - aRow[tx]) * wx
-                let b = bRow[tx] + (bRow[tx1] - bRow[tx]) * wx
-                let l = LabColor.lightness(r: src[3 * x], g: src[3 * x + 1], b: src[3 * x + 2])
-                let c = LabColor.rgb(l: l, a: a, b: b)
-                dst[3 * x] = UInt8(c.r * 255 + 0.5)
-                dst[3 * x + 1] = UInt8(c.g * 255 + 0.5)
-                dst[3 * x + 2] = UInt8(c.b * 255 + 0.5)
+        let width = source.width, aw = ab.width
+        if rowKernels?.width != width { rowKernels = LabRows(width: width) }
+        guard var kernels = rowKernels else { return nil }
+        // Per output row: L from the frame, a/b interpolated vertically then horizontally, then Lab → RGB.
+        var l = [Float](repeating: 0, count: width), a = l, b = l
+        var aRow = [Float](repeating: 0, count: aw), bRow = aRow
+        LabColor.linearFromByte.withUnsafeBufferPointer { linear in
+            LabColor.byteFromLinear.withUnsafeBufferPointer { bytes in
+                guard let linearTable = linear.baseAddress, let byteTable = bytes.baseAddress else { return }
+                for y in 0..<source.height {
+                    let (ty, wy) = rows[y]
+                    let ty1 = min(ty + 1, ab.height - 1)
+                    let a0 = ab.floatRow(ty, plane: 0), a1 = ab.floatRow(ty1, plane: 0)
+                    let b0 = ab.floatRow(ty, plane: 1), b1 = ab.floatRow(ty1, plane: 1)
+                    for x in 0..<aw {
+                        aRow[x] = a0[x] + (a1[x] - a0[x]) * wy
+                        bRow[x] = b0[x] + (b1[x] - b0[x]) * wy
+                    }
+                    for x in 0..<width {
+                        let (tx, wx) = columns[x]
+                        let tx1 = min(tx + 1, aw - 1)
+                        a[x] = aRow[tx] + (aRow[tx1] - aRow[tx]) * wx
+                        b[x] = bRow[tx] + (bRow[tx1] - bRow[tx]) * wx
+                    }
+                    guard let src = source.row(y).baseAddress, let dst = out.row(y).baseAddress else { continue }
+                    l.withUnsafeMutableBufferPointer { lp in a.withUnsafeBufferPointer { ap in b.withUnsafeBufferPointer { bp in
+                        guard let lb = lp.baseAddress, let ab = ap.baseAddress, let bb = bp.baseAddress else { return }
+                        kernels.lightness(from: src, table: linearTable, l: lb)
+                        kernels.rgb(l: lb, a: ab, b: bb, table: byteTable, into: dst)
+                    } } }
+                }
             }
         }
+        rowKernels = kernels
         out.copyTiming(from: frames[0])
         return out
     }

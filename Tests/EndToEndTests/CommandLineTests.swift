@@ -254,3 +254,45 @@ import TestSupport
         #expect(r.stderr.contains("fake.tflite") && r.stderr.contains("net"), "\(r.stderr)")
     }
 }
+
+/// The colorize pipelines as a user runs them.
+@Suite(.serialized) struct ColorizePipelineTests {
+    static let photo = TestEnvironment.sharedFile("data/bsds500/val/101085.jpg")
+
+    @Test(.enabled(if: photo != nil, "needs ../shared/data/bsds500/val"))
+    func colorizeImageWritesAColourPNGOfThePhotosSize() throws {
+        let dir = TestEnvironment.scratch("cli-colorize-image")
+        let output = dir.appendingPathComponent("c.png").path
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/colorize-image.fg", "--input", Self.photo ?? "", "--output", output, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let (_, frames) = try TestEnvironment.decodeAll(output)
+        let png = try #require(frames.first)
+        let (_, original) = try TestEnvironment.decodeAll(Self.photo ?? "")
+        #expect(png.width == original[0].width && png.height == original[0].height)
+        // Colour, not grey: a good share of pixels have channels that differ.
+        var coloured = 0, total = 0
+        for y in stride(from: 0, to: png.height, by: 4) {
+            let row = png.row(y)
+            for x in stride(from: 0, to: png.width, by: 4) {
+                let (r, g, b) = (Int(row[3 * x]), Int(row[3 * x + 1]), Int(row[3 * x + 2]))
+                if max(r, g, b) - min(r, g, b) > 12 { coloured += 1 }
+                total += 1
+            }
+        }
+        #expect(Double(coloured) / Double(total) > 0.2, "\(coloured) of \(total) sampled pixels are coloured")
+    }
+
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    func colorizeFileLiveKeepsTheFrameRate() throws {
+        let dir = TestEnvironment.scratch("cli-colorize-live")
+        let statsURL = dir.appendingPathComponent("stats.json")
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/colorize-file.fg", "--mode", "live", "--input", TestEnvironment.againClip,
+                                                     "--output", dir.appendingPathComponent("o.mp4").path, "--stats", statsURL.path, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let s = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: statsURL))
+        #expect(s.skippedTicks == 0)
+        #expect(s.framesOut >= 74)
+        #expect(Double(s.droppedBusy) <= 0.1 * Double(s.framesIn), "dropped-busy \(s.droppedBusy) of \(s.framesIn)")
+        #expect(abs(s.achievedFps - 30) < 2)
+    }
+}
