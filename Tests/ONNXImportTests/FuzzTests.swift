@@ -7,7 +7,9 @@ import Testing
 /// Randomly damaged models must load or throw a ``ModelError``: never crash, never hang.
 ///
 /// Each iteration draws its mutations from `SplitMix64(seed: baseSeed ^ iteration)`, so one iteration
-/// reproduces on its own. `FRAMEGRAPH_FUZZ_ITERATIONS` (default 100 000) sets the count;
+/// reproduces on its own. Two hand-built models are mutated: the small one (Conv, BatchNormalization,
+/// Resize, Concat, Softmax) and a wide one (most other operators and tensor encodings).
+/// `FRAMEGRAPH_FUZZ_ITERATIONS` (default 100 000 per model) sets the count;
 /// `FRAMEGRAPH_FUZZ_TRACE=1` writes every mutated file to the scratch folder before loading it, so the
 /// file that crashed the process is left behind. A load slower than the per-iteration bound is
 /// written there too.
@@ -43,11 +45,11 @@ import Testing
         return bytes
     }
 
-    @Test func fuzzSmallModel() throws {
-        let original = ImportErrorTests.smallModel().bytes()
+    @Test(arguments: ["small", "wide"]) func fuzzModel(_ name: String) throws {
+        let original = (name == "small" ? ImportErrorTests.smallModel() : ImportErrorTests.wideModel()).bytes()
         let n = ProcessInfo.processInfo.environment["FRAMEGRAPH_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 100_000
         let trace = ProcessInfo.processInfo.environment["FRAMEGRAPH_FUZZ_TRACE"] == "1"
-        let scratch = TestEnvironment.scratch("onnx-fuzz")
+        let scratch = TestEnvironment.scratch("onnx-fuzz-\(name)")
         let clock = ContinuousClock()
         let start = clock.now
         var loaded = 0, malformed = 0, other = 0
@@ -73,7 +75,7 @@ import Testing
                 Issue.record("iteration \(iteration) took \(elapsed); the file is at \(file.path)")
             }
         }
-        print("ONNX fuzz (\(original.count)-byte model): \(n) iterations in \(clock.now - start): \(loaded) loaded, " +
+        print("ONNX fuzz (\(name), \(original.count)-byte model): \(n) iterations in \(clock.now - start): \(loaded) loaded, " +
               "\(malformed) malformed, \(other) other errors; slowest \(slowest)")
         #expect(loaded + malformed + other == n)
         if n >= 1000 { #expect(malformed > 0 && loaded > 0) }
