@@ -69,6 +69,8 @@ def main():
     ap.add_argument("--json", help="write the metrics here")
     ap.add_argument("--bench", type=int, default=0, help="time this many single-thread predictions")
     ap.add_argument("--limit", type=int, default=0, help="use only the first N photos (quick check)")
+    ap.add_argument("--framegraph", help="path of the framegraph CLI: colorize each photo with FrameGraph's own "
+                    "pipeline (pipelines/colorize-image.fg: its Lab, resize, runtime) instead of onnxruntime")
     a = ap.parse_args()
 
     sess = session(a.model, 1)
@@ -81,7 +83,17 @@ def main():
     for i, n in enumerate(names):
         rgb = np.asarray(Image.open(os.path.join(a.val, n)).convert("RGB"), dtype=np.float64) / 255.0
         lab = rgb2lab(rgb)
-        ab = predict(sess, lab[..., 0].astype(np.float32))
+        if a.framegraph:
+            import subprocess, tempfile
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "c.png")
+                root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                subprocess.run([a.framegraph, "run", os.path.join(root, "pipelines/colorize-image.fg"), "--input",
+                                os.path.join(a.val, n), "--output", out, "--set", f"colorizer.model={os.path.abspath(a.model)}",
+                                "--quiet"], check=True, cwd=root)
+                ab = rgb2lab(np.asarray(Image.open(out).convert("RGB"), dtype=np.float64) / 255.0)[..., 1:]
+        else:
+            ab = predict(sess, lab[..., 0].astype(np.float32))
         gt = lab[..., 1:]
         se += float(((ab - gt) ** 2).sum())
         se0 += float((gt ** 2).sum())
@@ -93,7 +105,7 @@ def main():
             grey = np.clip(lab2rgb(np.concatenate([lab[..., :1], np.zeros_like(gt)], -1)), 0, 1)
             cells.append((grey, ours, rgb))
     rmse, rmse0 = float(np.sqrt(se / npx)), float(np.sqrt(se0 / npx))
-    res = dict(model=os.path.basename(a.model), photos=len(names),
+    res = dict(model=os.path.basename(a.model), photos=len(names), runtime="framegraph" if a.framegraph else "onnxruntime",
                colourfulness_ours=float(np.mean(cf_ours)), colourfulness_original=float(np.mean(cf_orig)),
                colourfulness_ratio=float(np.mean(cf_ours) / np.mean(cf_orig)),
                rmse_ab_ours=rmse, rmse_ab_grey=rmse0, rmse_ratio=rmse / rmse0)
