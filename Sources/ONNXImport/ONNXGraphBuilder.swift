@@ -40,6 +40,9 @@ struct ONNXGraphBuilder {
     var convolutionOf: [Int: Int] = [:]
     /// Unsupported operators by description, in order of first appearance, with counts.
     var unsupported: [(name: String, count: Int)] = []
+    /// Names of 4-D activations whose IR tensor holds ONNX's own element order (NHWC models' inputs
+    /// and the outputs of their NCHW → NHWC Transposes) instead of the NCHW → NHWC permutation.
+    var naturalOrder: Set<String> = []
     /// Notes for the metadata (symbolic batch dimensions fixed to 1).
     var notes: [String] = []
 
@@ -128,7 +131,14 @@ struct ONNXGraphBuilder {
                 }
             }
             try checkSize(shape, label: label, tensor: input.name)
-            let index = graph.addTensor(TensorValue(name: input.name, shape: ONNXLayout.irShape(shape)))
+            // An input that only feeds Transpose(perm [0, 3, 1, 2]) is NHWC already (tf2onnx exports):
+            // it keeps its own order and the transposes become aliases.
+            let readers = proto.nodes.filter { $0.inputs.contains(input.name) }
+            let natural = shape.count == 4 && !readers.isEmpty && readers.allSatisfy {
+                $0.opType == "Transpose" && $0.domain.isEmpty && $0.attribute("perm")?.ints == [0, 3, 1, 2]
+            }
+            if natural { naturalOrder.insert(input.name) }
+            let index = graph.addTensor(TensorValue(name: input.name, shape: natural ? shape : ONNXLayout.irShape(shape)))
             graph.inputs.append(index)
             values[input.name] = .activation(tensor: index, shape: shape)
         }
@@ -226,7 +236,7 @@ struct ONNXGraphBuilder {
         "Conv", "ConvTranspose", "BatchNormalization", "Relu", "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "HardSigmoid",
         "HardSwish", "Clip", "Add", "Sub", "Mul", "Div", "Concat", "Resize", "Upsample", "MaxPool", "AveragePool",
         "GlobalAveragePool", "GlobalMaxPool", "Gemm", "MatMul", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Softmax",
-        "Pad", "Constant", "Identity", "Dropout",
+        "Pad", "Constant", "Identity", "Dropout", "Transpose", "ReduceMean",
     ]
 
     // MARK: Metadata

@@ -8,7 +8,9 @@ import NeuralGraph
 /// - reads the ModelProto's graph and the default domain's opset;
 /// - converts NCHW to NHWC at import: 4-D activations get NHWC shapes, axes and pads are permuted,
 ///   weights are re-laid out the TFLite way (conv OIHW → OHWI, depthwise → [1, H, W, C×m], transposed
-///   conv IOHW → OHWI, Gemm/MatMul → [O, I]); no transposes run at inference;
+///   conv IOHW → OHWI, Gemm/MatMul → [O, I]); no transposes run at inference. Models with NHWC inputs
+///   behind a Transpose(perm [0, 3, 1, 2]) (tf2onnx exports) keep their NHWC input and output shapes:
+///   the NCHW ↔ NHWC transposes become aliases;
 /// - decodes float32/float16/int32/int64 initializers (float16 becomes float32), folds
 ///   BatchNormalization into the convolution before it, and folds Constant/Identity/shape arithmetic;
 /// - needs static shapes (a symbolic batch dimension is fixed to 1), computes every output shape and

@@ -36,6 +36,9 @@ extension ONNXGraphBuilder {
         case "Identity", "Dropout":
             guard let name = c.inputName(0), let v = try value(name) else { throw c.invalid("has no input") }
             values[c.node.outputs[0]] = v
+            if naturalOrder.contains(name) { naturalOrder.insert(c.node.outputs[0]) }
+        case "Transpose": try mapTranspose(c)
+        case "ReduceMean": try mapReduceMean(c)
         default:
             throw UnsupportedOperator("")
         }
@@ -47,7 +50,9 @@ extension ONNXGraphBuilder {
     mutating func activation(_ c: ONNXNodeContext, _ k: Int) throws -> (tensor: Int, shape: [Int]) {
         guard let name = c.inputName(k), let v = try value(name) else { throw c.invalid("lacks its input \(k)") }
         switch v {
-        case .activation(let t, let s): return (t, s)
+        case .activation(let t, let s):
+            try requireNCHW(name)
+            return (t, s)
         case .constant: throw UnsupportedOperator("constant input '\(name)'; constant folding of this operator is not supported")
         case .unavailable: throw UnsupportedOperator("input '\(name)' is unavailable")
         }
@@ -166,6 +171,8 @@ extension ONNXGraphBuilder {
         guard let out = Self.broadcast(shape(a), shape(b)) else {
             throw c.invalid("input shapes \(describe(shape(a))) and \(describe(shape(b))) do not broadcast")
         }
+        try requireNCHW(na)
+        try requireNCHW(nb)
         if case .constant(let ka) = a, case .constant(let kb) = b {
             setConstant(c, try Self.fold(ka, kb, out, c, f))
             return
@@ -238,6 +245,7 @@ extension ONNXGraphBuilder {
         var parts: [(name: String, value: ONNXValue)] = []
         for k in c.node.inputs.indices {
             guard let name = c.inputName(k), let v = try value(name) else { continue }
+            try requireNCHW(name)
             parts.append((name, v))
         }
         guard let first = parts.first else { throw c.invalid("has no inputs") }

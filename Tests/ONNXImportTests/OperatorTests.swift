@@ -1,6 +1,7 @@
 import Foundation
 import NeuralGraph
 import Testing
+import XNNPACKRuntime
 @testable import ONNXImport
 
 /// Activations, arithmetic with broadcast constants, concatenation, softmax, pad, pooling, Gemm,
@@ -184,6 +185,37 @@ struct OperatorTests {
         let graph = try ONNXImporter.load(bytes: ok.bytes(), fileName: "r.onnx")
         #expect(graph.tensors[graph.outputs[0]].shape == [3, 2])
         #expect(try runONNX(ok, [[1, 2, 3, 4, 5, 6]])[0] == [1, 2, 3, 4, 5, 6])
+    }
+
+    @Test func nhwcModelTransposesAreFreeAndReduceMeanMapsAxes() throws {
+        // tf2onnx style: NHWC input → Transpose to NCHW → ops → Transpose back; the graph keeps NHWC
+        // and the transposes become aliases.
+        var m = ONNXModelBuilder()
+        m.input("x", [1, 2, 2, 3])
+        m.initializer("c", [3, 1, 1], [1, 2, 3])
+        m.node("Transpose", ["x"], ["nchw"], ["perm": .ints([0, 3, 1, 2])])
+        m.node("Mul", ["nchw", "c"], ["scaled"])
+        m.node("Transpose", ["scaled"], ["y"], ["perm": .ints([0, 2, 3, 1])])
+        m.node("ReduceMean", ["scaled"], ["mean"], ["axes": .ints([2, 3]), "keepdims": .int(0)])
+        m.output("y", [1, 2, 2, 3])
+        m.output("mean", [1, 3])
+        let graph = try ONNXImporter.load(bytes: m.bytes(), fileName: "nhwc.onnx")
+        #expect(graph.tensors[graph.inputs[0]].shape == [1, 2, 2, 3])
+        #expect(graph.nodes.count == 2)
+        let predictor = try XNNPACKRuntime.Predictor(graph: graph)
+        let x: [Float] = (0..<12).map(Float.init)
+        let out = try predictor.predict([x])
+        #expect(out[0] == x.enumerated().map { i, v in v * Float(i % 3 + 1) })
+        #expect(out[1] == [4.5, 2 * 5.5, 3 * 6.5])
+        // Other permutations of activations are refused with the reason.
+        var bad = ONNXModelBuilder()
+        bad.input("x", [1, 2, 3, 4])
+        bad.node("Transpose", ["x"], ["y"], ["perm": .ints([0, 1, 3, 2])])
+        bad.output("y")
+        #expect(throws: ModelError.unsupportedOperations(
+            file: "t.onnx", operations: ["Transpose (perm [0, 1, 3, 2] on [1, 2, 3, 4]; only NCHW ↔ NHWC is supported)"])) {
+            try ONNXImporter.load(bytes: bad.bytes(), fileName: "t.onnx")
+        }
     }
 
     @Test func float16WeightsAndFloatDataAreConverted() throws {
