@@ -113,24 +113,29 @@ public final class GraphRunner: @unchecked Sendable {
         let clock = context.clock
         let done = DispatchGroup()
 
-        workers.forEach { $0.start() }
+        // Every participating thread joins the clock and the sources count as running before any
+        // thread starts: a virtual clock may only advance once all of them are asleep, and the output
+        // clock must not see "no source running" before the sources have begun.
+        runningSources.store(sources.count, ordering: .releasing)
+        let sourceLanes = sources.indices.map { Lane(id: $0 + 1, name: "source: \(sources[$0].name)") }
+        sources.forEach { _ in clock.join() }
         var ticker: OutputTicker?
         if context.mode == .live {
             let workers = self.workers
-            let t = OutputTicker(inboxes: clockedSinks, context: context) { [self] in
+            ticker = OutputTicker(inboxes: clockedSinks, context: context) { [self] in
                 self.runningSources.load(ordering: .acquiring) == 0 && workers.allSatisfy(\.isIdle)
             }
-            ticker = t
             clock.join()
+        }
+
+        workers.forEach { $0.start() }
+        if let t = ticker {
             done.enter()
             let thread = Thread { t.run(); done.leave() }
             thread.name = "output clock"
             thread.start()
         }
-        runningSources.store(sources.count, ordering: .releasing)
-        for (i, source) in sources.enumerated() {
-            let lane = Lane(id: i + 1, name: "source: \(source.name)")
-            clock.join()
+        for (source, lane) in zip(sources, sourceLanes) {
             done.enter()
             let thread = Thread { [self] in
                 runSource(source, lane: lane)
