@@ -2,6 +2,10 @@ import FrameGraph
 
 /// Which of the camera's own formats to capture in. Whatever it is, frames leave the camera
 /// source as `yuv420p` or `rgb24`, converted by libv4lconvert.
+///
+/// ```swift
+/// let format = CameraInputFormat(name: "MJPG") ?? .auto   // .mjpeg
+/// ```
 public enum CameraInputFormat: String, Sendable, CaseIterable {
     /// YUYV when it offers the size at the frame rate, else MJPEG, else what the camera has.
     case auto
