@@ -88,7 +88,7 @@ public struct Pipeline: @unchecked Sendable {
         }
         let sources = nodes.compactMap { $0.node as? SourceNode }
         if sources.isEmpty {
-            throw PipelineError(file: file, line: 1, column: 1, message: "the pipeline declares no source (file or pattern)")
+            throw PipelineError(file: file, line: 1, column: 1, message: "the pipeline declares no source (file, camera or pattern)")
         }
         return Pipeline(nodes: nodes, sources: sources)
     }

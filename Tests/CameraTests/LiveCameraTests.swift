@@ -101,6 +101,17 @@ struct LiveCameraTests {
         #expect(r.stats?.nodes.contains { $0.kind == "background" } == true)
     }
 
+    @Test func colorizeWebcamRunsLiveFromTheCamera() throws {
+        // The colorizer keeps each pixel's own lightness, so the black/white stamp survives colouring.
+        let r = try run("colorize", ["run", "pipelines/colorize-webcam.fg", "--camera", FakeCamera.devicePath,
+                                     "--duration", "\(Self.duration)"],
+                        environment: FakeCamera.environment())
+        try checkLiveRun(r, format: "YUYV", maxP99: 200)
+        let s = try #require(r.stats)
+        #expect(s.skippedTicks == 0)
+        #expect(Double(s.droppedBusy) <= 0.1 * Double(s.framesIn), "dropped-busy \(s.droppedBusy) of \(s.framesIn)")
+    }
+
     @Test(arguments: ["YUYV", "MJPG"])
     func transcodeRunsLiveFromTheCamera(format: String) throws {
         let r = try run("transcode-\(format)", ["run", "pipelines/transcode.fg", "--camera", FakeCamera.devicePath,
