@@ -12,6 +12,9 @@ enum Help {
       framegraph model bench MODEL [--runs N] [--threads N]
                                            load/compile time, median/p95 prediction time,
                                            time per operation type
+      framegraph model run MODEL --input-rgb X.rgb|--input-f32 X.f32 --output-dir D
+                                           one prediction; outputs as D/NAME.f32 (NHWC float32),
+                                           for tools/models/validate.py
       framegraph --help | --version
 
     RUN OPTIONS

@@ -1,18 +1,19 @@
 import Foundation
+import FrameGraph
 import FrameGraphInference
 import NeuralGraph
 import XNNPACKRuntime
 
 /// `framegraph model info MODEL` and `framegraph model bench MODEL`.
 struct ModelCommand {
-    static let valued: Set<String> = ["runs", "threads", "warmup"]
+    static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir"]
     static let switches: Set<String> = ["json"]
     let arguments: Arguments
 
     func execute() throws -> Int32 {
         let words = arguments.positional
-        guard words.count >= 3, ["info", "bench"].contains(words[1]) else {
-            throw Arguments.UsageError(description: "usage: framegraph model info|bench MODEL [--runs N] [--threads N]")
+        guard words.count >= 3, ["info", "bench", "run"].contains(words[1]) else {
+            throw Arguments.UsageError(description: "usage: framegraph model info|bench|run MODEL … (see framegraph --help)")
         }
         let start = Date()
         let path = try ModelLoader.resolve(words[2])
@@ -20,6 +21,10 @@ struct ModelCommand {
         let loadSeconds = Date().timeIntervalSince(start)
         if words[1] == "info" {
             print(info(graph, path: path))
+            return 0
+        }
+        if words[1] == "run" {
+            try run(graph, path: path, reference: words[2])
             return 0
         }
         let runs = Int(arguments.value("runs") ?? "200") ?? 200
@@ -43,6 +48,47 @@ struct ModelCommand {
         lines.append(String(format: "  FLOPs per prediction: %.3f G (multiply-add = 2)", Double(graph.flops) / 1e9))
         for key in graph.metadata.keys.sorted() { lines.append("  \(key): \(graph.metadata[key] ?? "")") }
         return lines.joined(separator: "\n")
+    }
+
+    /// `model run`: one prediction on an input file; each output written as raw float32 (FrameGraph's
+    /// NHWC layout) to `--output-dir`/NAME.f32, for tools/models/validate.py.
+    func run(_ graph: NeuralGraph, path: String, reference: String) throws {
+        guard let directory = arguments.value("output-dir") else {
+            throw Arguments.UsageError(description: "model run needs --output-dir DIR")
+        }
+        let predictor = try Predictor(graph: graph, options: .init(threads: Int(arguments.value("threads") ?? "1") ?? 1))
+        let input = predictor.input(0)
+        if let file = arguments.value("input-f32") {
+            guard let data = FileManager.default.contents(atPath: file) else { throw GraphError.io(path: file, reason: "cannot read") }
+            guard data.count == input.count * 4 else {
+                throw ModelError.inputMismatch(input: predictor.inputInfo(0).name, expected: "\(input.count) float32 values \(input.shape) (NHWC)",
+                                               got: "\(data.count) bytes in \(file)")
+            }
+            data.withUnsafeBytes { raw in
+                for i in 0..<input.count { input.pointer[i] = raw.loadUnaligned(fromByteOffset: 4 * i, as: Float.self) }
+            }
+        } else if let file = arguments.value("input-rgb") {
+            guard let data = FileManager.default.contents(atPath: file) else { throw GraphError.io(path: file, reason: "cannot read") }
+            guard data.count == input.count else {
+                throw ModelError.inputMismatch(input: predictor.inputInfo(0).name, expected: "\(input.count) bytes (\(input.shape), uint8 HWC)",
+                                               got: "\(data.count) bytes in \(file)")
+            }
+            let known = InputNormalization.mediaPipe(forModelNamed: reference) ?? .unit
+            let scale = Float(arguments.value("scale").flatMap(Double.init) ?? Double(known.scale))
+            let offset = Float(arguments.value("offset").flatMap(Double.init) ?? Double(known.offset))
+            for (i, b) in data.enumerated() { input.pointer[i] = Float(b) * scale + offset }
+        } else {
+            throw Arguments.UsageError(description: "model run needs --input-rgb FILE (uint8 HWC) or --input-f32 FILE (float32 NHWC)")
+        }
+        try predictor.predict()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for i in 0..<predictor.outputCount {
+            let out = predictor.output(i)
+            let file = "\(directory)/\(predictor.outputInfo(i).name).f32"
+            let data = Data(bytes: out.pointer, count: out.count * 4)
+            guard FileManager.default.createFile(atPath: file, contents: data) else { throw GraphError.io(path: file, reason: "cannot write") }
+            print("\(predictor.outputInfo(i).name) \(out.shape) → \(file)")
+        }
     }
 
     func bench(_ graph: NeuralGraph, path: String, loadSeconds: Double, runs: Int, warmup: Int, threads: Int) throws -> String {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Validate FrameGraph's model outputs against LiteRT (XNNPACK delegate, 1 thread).
+"""Validate FrameGraph's model outputs against LiteRT (XNNPACK delegate, 1 thread) for .tflite
+models, and against onnxruntime (1 thread) for .onnx models (compared in FrameGraph's NHWC layout).
 
 FrameGraph's CLI writes raw little-endian float32 outputs:
     framegraph model run MODEL --input-rgb X.rgb --output-dir D
@@ -35,7 +36,21 @@ import mpmodels as mp  # noqa: E402
 
 
 def reference(model: str, x: np.ndarray, xnnpack: bool = True) -> dict[str, np.ndarray]:
+    """Reference outputs in FrameGraph's layout: LiteRT for .tflite; onnxruntime for .onnx, with the
+    NHWC input transposed to ONNX's NCHW and 4-D outputs transposed back to NHWC."""
+    if model.endswith(".onnx"):
+        def nchw(a):
+            return a.transpose(0, 3, 1, 2) if a.ndim == 4 else a
+        out = mp.onnxruntime_run(model, np.ascontiguousarray(nchw(x)))
+        return {k: (v.transpose(0, 2, 3, 1) if v.ndim == 4 else v) for k, v in out.items()}
     return mp.litert_run(mp.model_path(model), x, xnnpack=xnnpack, threads=1)
+
+
+def onnx_input_shape(model: str) -> list[int]:
+    """The ONNX model's first input as FrameGraph sees it (NHWC)."""
+    import onnxruntime as ort
+    shape = [d if isinstance(d, int) else 1 for d in ort.InferenceSession(model, providers=["CPUExecutionProvider"]).get_inputs()[0].shape]
+    return [shape[0], shape[2], shape[3], shape[1]] if len(shape) == 4 else shape
 
 
 def compare(model: str, x: np.ndarray, candidate: dict[str, np.ndarray],
@@ -62,8 +77,11 @@ def compare(model: str, x: np.ndarray, candidate: dict[str, np.ndarray],
 
 def load_input(model: str, input_rgb: str | None, input_f32: str | None,
                scale: float | None = None, offset: float | None = None) -> np.ndarray:
-    it = mp.litert_interpreter(mp.model_path(model))
-    shape = [int(s) for s in it.get_input_details()[0]["shape"]]  # [1,H,W,3]
+    if model.endswith(".onnx"):
+        shape = onnx_input_shape(model)  # [1,H,W,C]
+    else:
+        it = mp.litert_interpreter(mp.model_path(model))
+        shape = [int(s) for s in it.get_input_details()[0]["shape"]]  # [1,H,W,3]
     if input_f32:
         x = np.fromfile(input_f32, "<f4")
         if x.size != np.prod(shape):
@@ -72,7 +90,7 @@ def load_input(model: str, input_rgb: str | None, input_f32: str | None,
     u8 = np.fromfile(input_rgb, np.uint8)
     if u8.size != np.prod(shape):
         raise ValueError(f"{input_rgb}: {u8.size} bytes, model wants {shape[1]}x{shape[2]}x3 uint8")
-    spec = mp.spec_for(mp.model_path(model))
+    spec = None if model.endswith(".onnx") else mp.spec_for(mp.model_path(model))
     if scale is None or offset is None:
         if spec is None:
             raise ValueError("unknown model: give --scale and --offset")
@@ -135,7 +153,11 @@ def main(argv=None) -> int:
 
     res = compare(a.model, x, cand, ref)
     bad = False
-    print(f"model {mp.model_path(a.model)}  reference LiteRT {mp.versions().get('ai-edge-litert', '?')} + XNNPACK, 1 thread")
+    if a.model.endswith(".onnx"):
+        import onnxruntime as ort
+        print(f"model {a.model}  reference onnxruntime {ort.__version__}, 1 thread (compared in NHWC)")
+    else:
+        print(f"model {mp.model_path(a.model)}  reference LiteRT {mp.versions().get('ai-edge-litert', '?')} + XNNPACK, 1 thread")
     print(f"{'output':16s} {'shape':18s} {'max|diff|':>11s} {'mean|diff|':>11s} {'max|ref|':>10s}")
     for n, r in res.items():
         if "error" in r:
