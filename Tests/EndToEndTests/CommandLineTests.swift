@@ -296,3 +296,32 @@ import TestSupport
         #expect(abs(s.achievedFps - 30) < 2)
     }
 }
+
+/// `framegraph model info|bench|run` as a user runs them.
+@Suite(.serialized) struct ModelCommandTests {
+    static let model = TestEnvironment.sharedFile("models/mediapipe/selfie_segmentation.tflite")
+
+    @Test(.enabled(if: model != nil, "needs ../shared/models/mediapipe"))
+    func infoBenchAndRunDescribeTimeAndReproduceTheModel() throws {
+        let path = try #require(Self.model)
+        let info = try runCommand(TestEnvironment.cli, ["model", "info", path])
+        #expect(info.status == 0)
+        #expect(info.stdout.contains("input 'input_1': [1, 256, 256, 3]") && info.stdout.contains("CONV_2D ×43"))
+        #expect(info.stdout.contains("parameters: 106401"))
+        let bench = try runCommand(TestEnvironment.cli, ["model", "bench", path, "--runs", "10", "--warmup", "2"])
+        #expect(bench.status == 0)
+        #expect(bench.stdout.contains("prediction over 10 runs: median") && bench.stdout.contains("CONV_2D"))
+        let dir = TestEnvironment.scratch("cli-model-run")
+        let golden = TestEnvironment.root.appendingPathComponent("Tests/Golden")
+        let run = try runCommand(TestEnvironment.cli, ["model", "run", path, "--input-rgb", golden.appendingPathComponent("selfie_segmentation-0.input.rgb").path,
+                                                       "--output-dir", dir.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let ours = try Data(contentsOf: dir.appendingPathComponent("activation_10.f32")).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let reference = try Data(contentsOf: golden.appendingPathComponent("selfie_segmentation-0.activation_10.f32")).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(ours.count == reference.count)
+        #expect(zip(ours, reference).map { abs($0 - $1) }.max() ?? 1 <= 1e-4)
+        let wrong = try runCommand(TestEnvironment.cli, ["model", "run", path, "--input-rgb", golden.appendingPathComponent("face_landmark-0.input.rgb").path,
+                                                         "--output-dir", dir.path])
+        #expect(wrong.status == 2 && wrong.stderr.contains("input 'input_1': expected 196608 bytes"), "\(wrong.stderr)")
+    }
+}
