@@ -8,9 +8,6 @@ public final class Scaler {
     /// Interpolation used when the size changes.
     public enum Method: String, Sendable, CaseIterable {
         case bilinear, area, bicubic, nearest
-        /// swscale's fast bilinear: no filtering wider than two taps when shrinking (like OpenCV's
-        /// INTER_LINEAR that MediaPipe uses to make model inputs), quicker and coarser.
-        case fastBilinear = "fast-bilinear"
 
         var flags: Int32 {
             switch self {
@@ -18,7 +15,6 @@ public final class Scaler {
             case .area: return SWS_AREA
             case .bicubic: return SWS_BICUBIC
             case .nearest: return SWS_POINT
-            case .fastBilinear: return SWS_FAST_BILINEAR
             }
         }
     }

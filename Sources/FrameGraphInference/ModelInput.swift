@@ -20,7 +20,7 @@ public final class ModelInput {
     let height: Int
     let channels: Int
     let normalization: InputNormalization
-    private let scaler = Scaler(method: .fastBilinear)
+    private let scaler = Scaler(method: .bilinear)
     private let rgb: Frame
 
     init(width: Int, height: Int, channels: Int, content: Content = .rgb, normalization: InputNormalization) {
