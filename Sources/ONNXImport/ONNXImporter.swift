@@ -24,19 +24,7 @@ import NeuralGraph
 /// let graph = try ONNXImporter.load(path: "models/colorizer/colorizer.onnx")
 /// print(graph.tensors[graph.inputs[0]].shape)   // [1, 256, 256, 1]
 /// ```
-public enum ONNXImporter {
-    /// Loads the model at `path`. Errors reading the file are passed on as they are; everything about
-    /// its content is a ``ModelError``.
-    public static func load(path: String) throws -> NeuralGraph {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-        return try load(bytes: [UInt8](data), fileName: (path as NSString).lastPathComponent)
-    }
-
-    /// Loads a model from `data`; `fileName` names it in error messages.
-    public static func load(data: Data, fileName: String) throws(ModelError) -> NeuralGraph {
-        try load(bytes: [UInt8](data), fileName: fileName)
-    }
-
+public enum ONNXImporter: ModelImporter {
     /// Loads a model from `bytes`; `fileName` names it in error messages.
     public static func load(bytes: [UInt8], fileName: String) throws(ModelError) -> NeuralGraph {
         guard !bytes.isEmpty else { throw ModelError.malformed(file: fileName, reason: "the file is empty", offset: 0) }

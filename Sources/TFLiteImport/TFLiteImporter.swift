@@ -18,19 +18,7 @@ import NeuralGraph
 /// let graph = try TFLiteImporter.load(path: "models/selfie_segmentation.tflite")
 /// print(graph.tensors[graph.inputs[0]].shape)   // [1, 256, 256, 3]
 /// ```
-public enum TFLiteImporter {
-    /// Loads the model at `path`. Errors reading the file are passed on as they are; everything about
-    /// its content is a ``ModelError``.
-    public static func load(path: String) throws -> NeuralGraph {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-        return try load(bytes: [UInt8](data), fileName: (path as NSString).lastPathComponent)
-    }
-
-    /// Loads a model from `data`; `fileName` names it in error messages.
-    public static func load(data: Data, fileName: String) throws(ModelError) -> NeuralGraph {
-        try load(bytes: [UInt8](data), fileName: fileName)
-    }
-
+public enum TFLiteImporter: ModelImporter {
     /// Loads a model from `bytes`; `fileName` names it in error messages.
     public static func load(bytes: [UInt8], fileName: String) throws(ModelError) -> NeuralGraph {
         guard bytes.count >= 8 else {

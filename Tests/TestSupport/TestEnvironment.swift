@@ -62,26 +62,31 @@ public struct CommandResult: Sendable {
     public var stderr: String
 }
 
-/// Runs `executable` with `arguments`; `whileRunning` may act on the process (e.g. send SIGINT).
-public func runCommand(_ executable: String, _ arguments: [String], timeout: Double = 120,
-                       whileRunning: ((Process) -> Void)? = nil) throws -> CommandResult {
+/// Runs `executable` with `arguments` and extra `environment` variables (added to this process's
+/// environment), collecting its exit status and output. Output is read while it runs, so
+/// `whileRunning` may take its time (sample memory, send SIGINT) without the child blocking on a
+/// full pipe; it returns before the child is waited for.
+public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                       timeout: Double = 120, whileRunning: ((Process) -> Void)? = nil) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.currentDirectoryURL = TestEnvironment.root
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    whileRunning?(process)
-    let deadline = Date().addingTimeInterval(timeout)
-    // Read while waiting so a chatty process cannot block on a full pipe.
     let outData = Locked(Data()), errData = Locked(Data())
     let group = DispatchGroup()
     group.enter()
     DispatchQueue.global().async { outData.set(out.fileHandleForReading.readDataToEndOfFile()); group.leave() }
     group.enter()
     DispatchQueue.global().async { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
+    whileRunning?(process)
+    let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline { usleep(20_000) }
     if process.isRunning {
         process.terminate()
