@@ -212,8 +212,9 @@ public final class GraphRunner: @unchecked Sendable {
             case let composite as CompositeNode:
                 var worker: Worker?
                 if composite.runsOnWorker {
-                    worker = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(composite.name)"), context: context)
-                    workers.append(worker!)
+                    let own = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(composite.name)"), context: context)
+                    workers.append(own)
+                    worker = own
                 }
                 node.inbox = CompositeInbox(composite: composite, worker: worker, context: context)
             case let sink as SinkNode:

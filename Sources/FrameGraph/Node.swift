@@ -84,9 +84,9 @@ open class SourceNode: Node, @unchecked Sendable {
     /// delivers in real time already: no).
     open var pacedByMediaTime: Bool { true }
 
-    /// What this source emits; valid after ``Node/start(context:)``.
+    /// What this source emits; valid after ``Node/start(context:)``. Every source overrides it.
     open func outputDescription() throws -> FrameDescription {
-        fatalError("\(kind) must override outputDescription()")
+        throw GraphError.nodeFailed(node: name, reason: "\(kind) does not say what it emits (override outputDescription())")
     }
 
     /// The next frame (its `mediaTime` set), or nil at the end of the input. Errors end the input:

@@ -58,7 +58,7 @@ public final class ModelInput {
         let scale = normalization.scale, offset = normalization.offset
         for y in 0..<height {
             // Plain pointer loops: the compiler vectorises the byte-to-float multiply-add.
-            let src = UnsafePointer(frame.row(y).baseAddress ?? UnsafeMutablePointer<UInt8>(bitPattern: 1)!)
+            guard let src = frame.row(y).baseAddress else { continue }
             let dst = buffer.pointer + y * rowCount
             for i in 0..<rowCount { dst[i] = Float(src[i]) * scale + offset }
         }
