@@ -21,6 +21,9 @@ let package = Package(
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CXNNPACK", providers: [.apt(["libxnnpack-dev", "libpthreadpool-dev"])]),
 
+        // FrameGraph's own C kernels (Lab arithmetic), compiled for baseline x86-64 and AVX2+FMA,
+        // chosen at run time.
+        .target(name: "CFrameGraphKernels"),
         // Neural-network graph IR: tensors, constants in aligned storage, operations, shape checks.
         .target(name: "NeuralGraph"),
         // TFLite flatbuffers → graph IR (a small FlatBuffers reader of our own).
@@ -36,7 +39,7 @@ let package = Package(
         // Sources and sinks: video files in and out, PNG, test pattern.
         .target(name: "FrameGraphMedia", dependencies: ["FrameGraph", "FFmpegSupport"]),
         // Filters: crop, resize, pixel-format conversion, grayscale, alpha blend, slow.
-        .target(name: "FrameGraphFilters", dependencies: ["FrameGraph", "FFmpegSupport"]),
+        .target(name: "FrameGraphFilters", dependencies: ["FrameGraph", "FFmpegSupport", "CFrameGraphKernels"]),
         // V4L2 camera source through libv4l2, device listing.
         .target(name: "FrameGraphCamera", dependencies: ["FrameGraph", "CV4L2"]),
         // Network node, output decoders (segmentation mask), composites, model packages.
