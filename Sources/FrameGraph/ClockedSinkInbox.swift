@@ -61,8 +61,6 @@ final class OutputTicker: @unchecked Sendable {
     private let inboxes: [ClockedSinkInbox]
     private let context: RunContext
     private let upstreamFinished: @Sendable () -> Bool
-    /// Ticks fired so far.
-    private(set) var ticks = 0
 
     init(inboxes: [ClockedSinkInbox], context: RunContext, upstreamFinished: @escaping @Sendable () -> Bool) {
         self.inboxes = inboxes
@@ -80,7 +78,6 @@ final class OutputTicker: @unchecked Sendable {
             let finished = upstreamFinished()
             for inbox in inboxes { inbox.tick(lane: Self.lane) }
             k += 1
-            ticks = k
             if finished { break }
         }
         context.clock.leave()

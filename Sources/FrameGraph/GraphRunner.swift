@@ -153,7 +153,6 @@ public final class GraphRunner: @unchecked Sendable {
         }
         workers.forEach { $0.waitUntilIdle() }
         workers.forEach { $0.shutdown() }
-        _ = ticker
         for node in nodes {
             do {
                 try node.finish(context: context)

@@ -52,7 +52,6 @@ enum NativeKernels {
             var strides = [Int](repeating: 1, count: rank)
             for d in stride(from: rank - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * inShape[d + 1] }
             let reduced = axes.reduce(1) { $0 * inShape[$1] }
-            let keptDims = (0..<rank).filter { !axes.contains($0) }
             let total = inShape.reduce(1, *)
             return {
                 for i in 0..<count { out[i] = 0 }
@@ -69,7 +68,6 @@ enum NativeKernels {
                 }
                 let scale = 1 / Float(reduced)
                 for i in 0..<count { out[i] *= scale }
-                _ = keptDims
             }
         case .resizeNearest(let alignCorners, let halfPixel):
             let inShape = graph.tensors[node.inputs[0]].shape

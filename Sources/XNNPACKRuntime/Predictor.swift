@@ -81,11 +81,10 @@ public final class Predictor: @unchecked Sendable {
         for (tensor, producer) in producerStage where consumerStages[tensor]?.contains(where: { $0 != producer }) ?? false {
             crossing.insert(tensor)
         }
-        for (s, step) in plan.enumerated() where !step.xnn {
+        for step in plan where !step.xnn {
             for n in step.nodes {
                 for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
             }
-            _ = s
         }
         for t in crossing where constants[t] == nil { buffers[t] = TensorBuffer(shape: graph.tensors[t].shape) }
         let externalIDs = Dictionary(uniqueKeysWithValues: buffers.keys.sorted().enumerated().map { ($1, UInt32($0)) })
