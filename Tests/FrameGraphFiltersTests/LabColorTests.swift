@@ -9,15 +9,8 @@ import TestSupport
 @Suite struct LabColorTests {
     static let golden = TestEnvironment.root.appendingPathComponent("Tests/Golden/lab")
 
-    func splitmix64(_ i: UInt64) -> UInt64 {
-        var z = i &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
     func bytes(_ i: Int) -> (UInt8, UInt8, UInt8) {
-        let z = splitmix64(UInt64(i))
+        let z = SplitMix64.value(UInt64(i))
         return (UInt8(z & 0xFF), UInt8((z >> 8) & 0xFF), UInt8((z >> 16) & 0xFF))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import TFLiteImport
+import TestSupport
 
 /// A small TFLite model described in Swift and encoded with ``FBEncoder``, for tests that need a
 /// model with particular operators (unsupported, quantized) or a small valid one to fuzz.
@@ -179,15 +180,3 @@ extension TestModel {
     }
 }
 
-/// SplitMix64: a small deterministic generator so that fuzz failures reproduce from the seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
