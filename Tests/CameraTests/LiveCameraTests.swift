@@ -101,7 +101,8 @@ struct LiveCameraTests {
         #expect(r.stats?.nodes.contains { $0.kind == "background" } == true)
     }
 
-    @Test func colorizeWebcamRunsLiveFromTheCamera() throws {
+    @Test(.enabled(if: TestEnvironment.isOptimisedBuild, "live colorization needs an optimised build: swift test -c release -Xswiftc -enable-testing (as scripts/test.sh runs it)"))
+    func colorizeWebcamRunsLiveFromTheCamera() throws {
         // The colorizer keeps each pixel's own lightness, so the black/white stamp survives colouring.
         let r = try run("colorize", ["run", "pipelines/colorize-webcam.fg", "--camera", FakeCamera.devicePath,
                                      "--duration", "\(Self.duration)"],

@@ -282,7 +282,8 @@ import TestSupport
         #expect(Double(coloured) / Double(total) > 0.2, "\(coloured) of \(total) sampled pixels are coloured")
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"),
+          .enabled(if: TestEnvironment.isOptimisedBuild, "live colorization needs an optimised build: swift test -c release -Xswiftc -enable-testing (as scripts/test.sh runs it)"))
     func colorizeFileLiveKeepsTheFrameRate() throws {
         let dir = TestEnvironment.scratch("cli-colorize-live")
         let statsURL = dir.appendingPathComponent("stats.json")

@@ -99,7 +99,8 @@ import XNNPACKRuntime
         print("colorizer grid (grey | ours | original): \(path)")
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"),
+          .enabled(if: TestEnvironment.isOptimisedBuild, "live colorization needs an optimised build: swift test -c release -Xswiftc -enable-testing (as scripts/test.sh runs it)"))
     func liveColorizeKeepsThirtyFramesPerSecond() throws {
         let source = FileSource(name: "source", path: TestEnvironment.againClip)
         let net = NetworkNode(name: "colorizer", model: Self.model, decoder: ColorizerDecoder(),

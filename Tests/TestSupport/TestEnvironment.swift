@@ -30,6 +30,16 @@ public enum TestEnvironment {
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
+    /// Whether the tests were built optimised (scripts/test.sh builds them so). Live-schedule tests of
+    /// per-pixel-heavy graphs (colorization) need real speed and skip in debug builds.
+    public static let isOptimisedBuild: Bool = {
+        #if DEBUG
+        return false
+        #else
+        return true
+        #endif
+    }()
+
     /// The CLI built beside the running tests (same configuration: `swift build --build-tests`
     /// builds it too), else the debug build.
     public static var cli: String {
