@@ -13,16 +13,20 @@ public enum ModelLoader {
     /// Model formats FrameGraph imports, by file extension.
     public static let extensions = ["tflite", "onnx"]
 
-    /// The file a model reference points to.
-    public static func resolve(_ reference: String) throws -> String {
+    /// The file a model reference points to. Bare names are looked up below the working directory
+    /// and below each of `roots` (the CLI passes the project folder of the pipeline file, so a
+    /// pipeline runs from any working directory).
+    public static func resolve(_ reference: String, roots: [String] = []) throws -> String {
         if FileManager.default.fileExists(atPath: reference) { return reference }
         if reference.contains("/") || extensions.contains(where: { reference.hasSuffix("." + $0) }) {
             throw GraphError_modelNotFound(reference, searched: [reference])
         }
         var directories: [String] = []
         if let env = ProcessInfo.processInfo.environment["FRAMEGRAPH_MODELS"] { directories.append(env) }
-        directories.append("models/cache")
-        directories.append("models/\(reference)")
+        for root in [""] + roots.map { $0.hasSuffix("/") ? $0 : $0 + "/" } {
+            directories.append("\(root)models/cache")
+            directories.append("\(root)models/\(reference)")
+        }
         var searched: [String] = []
         for d in directories {
             for ext in extensions {

@@ -31,6 +31,8 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     }
 
     public let modelReference: String
+    /// Folders below which a bare model name is also looked up (see ``ModelLoader/resolve(_:roots:)``).
+    public var modelSearchRoots: [String] = []
     public let options: Options
     public let decoder: any OutputDecoder
     private var predictor: Predictor?
@@ -75,7 +77,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         if let predictor { return predictor }
         let start = Date()
         do {
-            let path = try ModelLoader.resolve(modelReference)
+            let path = try ModelLoader.resolve(modelReference, roots: modelSearchRoots)
             let graph = try ModelLoader.load(path: path)
             let p = try Predictor(graph: graph, options: .init(threads: options.threads))
             // One warm-up prediction, so that the first real frame does not pay for first-touch memory.

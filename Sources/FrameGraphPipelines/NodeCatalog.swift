@@ -1,3 +1,4 @@
+import Foundation
 import FrameGraph
 
 /// One option a node type takes, for parsing and for `framegraph nodes`.
@@ -105,6 +106,12 @@ public struct OptionValues: Sendable {
     func error(_ option: PipelineDocument.Option, _ message: String) -> PipelineError {
         PipelineError(file: file, line: option.valueLocation.line, column: option.valueLocation.column,
                       message: "node '\(declaration.name)': option '\(option.key)': \(message)")
+    }
+
+    /// The project folder of the pipeline file (the parent of its folder, e.g. the checkout for
+    /// `pipelines/x.fg`), where bare model names are also looked up.
+    public var projectFolder: String {
+        URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().path
     }
 
     /// Whether the option was given.

@@ -93,9 +93,11 @@ extension NodeCatalog {
                 normalization = InputNormalization(scale: Float(try o.number("scale", default: 1.0 / 255) ?? 1.0 / 255),
                                                    offset: Float(try o.number("offset", default: 0) ?? 0))
             }
-            return NetworkNode(name: name, model: try o.requiredText("model"),
-                               decoder: SegmentationDecoder(smoothing: Float(try o.number("smoothing", default: 0, minimum: 0) ?? 0)),
-                               options: .init(threads: try o.int("threads", default: 1, range: 1...64) ?? 1, normalization: normalization))
+            let node = NetworkNode(name: name, model: try o.requiredText("model"),
+                                   decoder: SegmentationDecoder(smoothing: Float(try o.number("smoothing", default: 0, minimum: 0) ?? 0)),
+                                   options: .init(threads: try o.int("threads", default: 1, range: 1...64) ?? 1, normalization: normalization))
+            node.modelSearchRoots = [o.projectFolder]
+            return node
         },
         NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness", options: [
             OptionSpec("model", .text, default: "colorizer", "model file or name (colorizer → models/colorizer/colorizer.onnx)"),
@@ -103,11 +105,13 @@ extension NodeCatalog {
             OptionSpec("scale", .number, default: "0.02", "input normalisation: value = L × scale + offset"),
             OptionSpec("offset", .number, default: "-1", "see scale"),
         ]) { name, o in
-            NetworkNode(name: name, model: try o.text("model") ?? "colorizer", decoder: ColorizerDecoder(),
-                        options: .init(threads: try o.int("threads", default: 1, range: 1...64) ?? 1,
-                                       normalization: InputNormalization(scale: Float(try o.number("scale", default: 0.02) ?? 0.02),
-                                                                         offset: Float(try o.number("offset", default: -1) ?? -1)),
-                                       input: .lightness))
+            let node = NetworkNode(name: name, model: try o.text("model") ?? "colorizer", decoder: ColorizerDecoder(),
+                                   options: .init(threads: try o.int("threads", default: 1, range: 1...64) ?? 1,
+                                                  normalization: InputNormalization(scale: Float(try o.number("scale", default: 0.02) ?? 0.02),
+                                                                                    offset: Float(try o.number("offset", default: -1) ?? -1)),
+                                                  input: .lightness))
+            node.modelSearchRoots = [o.projectFolder]
+            return node
         },
         NodeType(name: "recombine", role: .composite, summary: "frame's own Lab lightness + upsampled a/b → RGB",
                  ports: ["frame", "ab"], options: [
