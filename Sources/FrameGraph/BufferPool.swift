@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Recycles pixel memory by size, so that in steady state a graph allocates no frame memory.
 ///
@@ -23,7 +22,7 @@ public final class BufferPool: Sendable {
         var allocations = 0
         var reuses = 0
     }
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     public init(maxFreePerSize: Int = 16) {
         self.maxFreePerSize = maxFreePerSize

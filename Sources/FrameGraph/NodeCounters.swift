@@ -1,4 +1,3 @@
-import Synchronization
 
 /// What happened to the frames that reached one node. Read at any time (the progress line does);
 /// written by the runner.
@@ -28,7 +27,7 @@ public final class NodeCounters: Sendable {
         public var endToEnd = LatencyHistogram()
     }
 
-    private let state = Mutex(Snapshot())
+    private let state = Protected(Snapshot())
 
     public init() {}
 

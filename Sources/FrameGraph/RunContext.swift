@@ -11,7 +11,7 @@ public final class RunContext: Sendable {
     /// Present when `--trace` was given.
     public let tracer: Tracer?
     private let stopFlag = Atomic<Bool>(false)
-    private let failure = Mutex<GraphFailure?>(nil)
+    private let failure = Protected<GraphFailure?>(nil)
 
     public var clock: any RunClock { options.clock }
     public var mode: RunMode { options.mode }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Writes a Chrome trace-event file (open it in Perfetto or chrome://tracing): one span per node per
 /// frame, on one track per thread, so overlapping or queued predictions are visible at a glance.
@@ -13,7 +12,7 @@ public final class Tracer: Sendable {
         var first = true
         var namedLanes: Set<Int> = []
     }
-    private let state: Mutex<State>
+    private let state: Protected<State>
     private let origin: Double
     /// Where the trace is written.
     public let url: URL
@@ -26,7 +25,7 @@ public final class Tracer: Sendable {
         let handle = try FileHandle(forWritingTo: url)
         self.url = url
         self.origin = origin
-        state = Mutex(State(handle: handle, buffer: "[\n"))
+        state = Protected(State(handle: handle, buffer: "[\n"))
     }
 
     /// One span: `name` ran on `lane` from `start` to `end` (clock seconds), for frame `sequence`.

@@ -1,6 +1,5 @@
 import Foundation
 import FrameGraph
-import Synchronization
 
 /// A V4L2 camera as a graph source (through libv4l2; YUYV, MJPEG and more converted by
 /// libv4lconvert), emitting `yuv420p` (default) or `rgb24` frames.
@@ -58,7 +57,7 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
     /// Damaged frames in a row that end the run.
     static let maxDamagedInARow = 30
 
-    private let stats = Mutex(Statistics())
+    private let stats = Protected(Statistics())
     private var capture: CameraCapture?
     private var output: FrameDescription?
     private var tracker = SequenceTracker()

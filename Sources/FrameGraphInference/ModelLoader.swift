@@ -23,7 +23,7 @@ public enum ModelLoader {
         }
         var directories: [String] = []
         if let env = ProcessInfo.processInfo.environment["FRAMEGRAPH_MODELS"] { directories.append(env) }
-        for root in [""] + roots.map { $0.hasSuffix("/") ? $0 : $0 + "/" } {
+        for root in [""] + roots.map({ $0.hasSuffix("/") ? $0 : $0 + "/" }) {
             directories.append("\(root)models/cache")
             directories.append("\(root)models/\(reference)")
         }

@@ -64,8 +64,10 @@ import TestSupport
         #expect(report.framesIn == 77)
         // A prediction takes about 3 ms on one core, far under the 33 ms frame period, so nothing
         // should be refused; allow one frame for a scheduling hiccup of the shared 2-core CI machine.
+        let network = try #require(report.nodes.first { $0.name == "net" })
+        #expect(network.droppedBusy <= 1, "\(report.table())")
+        #expect(network.processed + network.droppedBusy == 77)
         #expect(report.droppedBusy <= 1, "\(report.table())")
-        #expect(report.admitted + report.droppedBusy == 77)
         #expect(report.framesOut >= 75)
     }
 }
