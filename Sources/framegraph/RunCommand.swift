@@ -72,8 +72,14 @@ struct RunCommand {
         let interrupts = Interrupts { runner.stop() }
         if let limit = try arguments.number("duration") {
             let context = runner.context
+            // Counted from the start of the run proper (after models load and files open): the run
+            // marks its start just before the first frame, so the target is re-read until reached.
             Thread.detachNewThread {
-                context.clock.sleep(for: limit, lane: 9999)
+                while !context.isStopRequested {
+                    let now = context.clock.now(), target = context.startTime + limit
+                    if now >= target { break }
+                    context.clock.sleep(until: min(target, now + 0.1), lane: 9999)
+                }
                 context.requestStop()
             }
         }
