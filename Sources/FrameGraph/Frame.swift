@@ -25,6 +25,12 @@ public struct PlaneLayouts: Hashable, Sendable {
         for (i, l) in layouts.enumerated() { self[i] = l }
     }
 
+    /// `count` empty layouts, to fill with the subscript (no array needed).
+    public init(count: Int) {
+        precondition(count <= 4, "at most 4 planes are stored inline")
+        self.count = count
+    }
+
     public subscript(_ i: Int) -> PlaneLayout {
         get {
             switch i {
@@ -89,16 +95,15 @@ public struct Frame: Sendable {
     public static func make(_ format: PixelFormat, width: Int, height: Int, pool: BufferPool = .shared) -> Frame {
         precondition(width > 0 && height > 0, "frame size must be positive")
         precondition(format.planeCount <= 4, "at most 4 planes")
-        var layouts: [PlaneLayout] = []
+        var layouts = PlaneLayouts(count: format.planeCount)
         var offset = 0
         for p in 0..<format.planeCount {
             let g = format.planeGeometry(p, width: width, height: height)
             let stride = alignedStride(g.rowBytes)
-            layouts.append(PlaneLayout(offset: offset, stride: stride))
+            layouts[p] = PlaneLayout(offset: offset, stride: stride)
             offset += stride * g.rows
         }
-        return Frame(format: format, width: width, height: height, planes: PlaneLayouts(layouts),
-                     buffer: pool.buffer(capacity: offset))
+        return Frame(format: format, width: width, height: height, planes: layouts, buffer: pool.buffer(capacity: offset))
     }
 
     /// A new frame of `description`'s format and size.

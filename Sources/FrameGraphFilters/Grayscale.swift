@@ -30,8 +30,9 @@ public final class Grayscale: FilterNode, @unchecked Sendable {
             return frame
         case .yuv420p, .nv12:
             // Luma is already there: share it without copying.
-            out = Frame(format: .gray8, width: frame.width, height: frame.height,
-                        planes: PlaneLayouts([frame.planes[0]]), buffer: frame.buffer)
+            var luma = PlaneLayouts(count: 1)
+            luma[0] = frame.planes[0]
+            out = Frame(format: .gray8, width: frame.width, height: frame.height, planes: luma, buffer: frame.buffer)
         default:
             out = Frame.make(.gray8, width: frame.width, height: frame.height)
             try scaler.scale(frame, into: out)
