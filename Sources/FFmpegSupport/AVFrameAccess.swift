@@ -55,25 +55,15 @@ extension PixelFormat {
 extension Frame {
     /// Copies the pixels of an AVFrame of the same format and size into this frame.
     func copyPixels(from av: UnsafeMutablePointer<AVFrame>) {
-        for p in 0..<format.planeCount {
-            guard let src = av.plane(p) else { continue }
-            let g = format.planeGeometry(p, width: width, height: height)
-            let srcStride = av.stride(p), dst = base(plane: p), dstStride = planes[p].stride
-            for y in 0..<g.rows {
-                UnsafeMutableRawPointer(dst + y * dstStride).copyMemory(from: UnsafeRawPointer(src + y * srcStride), byteCount: g.rowBytes)
-            }
-        }
+        Frame.copyPlanes(format: format, width: width, height: height,
+                         from: { (av.plane($0).map(UnsafeRawPointer.init), av.stride($0)) },
+                         to: { (base(plane: $0), planes[$0].stride) })
     }
 
     /// Copies this frame's pixels into an AVFrame of the same format and size.
     func copyPixels(into av: UnsafeMutablePointer<AVFrame>) {
-        for p in 0..<format.planeCount {
-            guard let dst = av.plane(p) else { continue }
-            let g = format.planeGeometry(p, width: width, height: height)
-            let dstStride = av.stride(p), src = base(plane: p), srcStride = planes[p].stride
-            for y in 0..<g.rows {
-                UnsafeMutableRawPointer(dst + y * dstStride).copyMemory(from: UnsafeRawPointer(src + y * srcStride), byteCount: g.rowBytes)
-            }
-        }
+        Frame.copyPlanes(format: format, width: width, height: height,
+                         from: { (UnsafeRawPointer(base(plane: $0)), planes[$0].stride) },
+                         to: { (av.plane($0).map(UnsafeMutableRawPointer.init), av.stride($0)) })
     }
 }

@@ -159,12 +159,23 @@ public struct Frame: Sendable {
     public func copyPixels(from source: Frame) {
         precondition(source.format == format && source.width == width && source.height == height,
                      "copyPixels needs the same format and size")
+        Frame.copyPlanes(format: format, width: width, height: height,
+                         from: { (UnsafeRawPointer(source.base(plane: $0)), source.planes[$0].stride) },
+                         to: { (base(plane: $0), planes[$0].stride) })
+    }
+
+    /// Copies the rows of every plane of a `width`×`height` image of `format` between two memory
+    /// layouts, each given per plane as (start, stride); a plane whose start is nil is skipped.
+    /// (Frames to frames, and to and from FFmpeg's AVFrames.)
+    public static func copyPlanes(format: PixelFormat, width: Int, height: Int,
+                                  from source: (Int) -> (UnsafeRawPointer?, Int),
+                                  to destination: (Int) -> (UnsafeMutableRawPointer?, Int)) {
         for p in 0..<format.planeCount {
+            let (src, srcStride) = source(p), (dst, dstStride) = destination(p)
+            guard let src, let dst else { continue }
             let g = format.planeGeometry(p, width: width, height: height)
-            let dst = base(plane: p), src = source.base(plane: p)
-            let ds = planes[p].stride, ss = source.planes[p].stride
             for y in 0..<g.rows {
-                (dst + y * ds).copyMemory(from: src + y * ss, byteCount: g.rowBytes)
+                (dst + y * dstStride).copyMemory(from: src + y * srcStride, byteCount: g.rowBytes)
             }
         }
     }
