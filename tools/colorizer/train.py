@@ -8,20 +8,37 @@ over bin centres), all as in Zhang, Isola & Efros, "Colorful Image Colorization"
 The decoding is folded into the exported graph: Mul(1/T) -> Softmax(axis=1) -> 1x1 Conv whose
 weights are the bin centres, so the ONNX output "ab" is in real Lab units.
 
+v2 (issue 19, webcam video): besides the BSDS500 photos, trains on the frames of the webcam
+clips of the training split (tools/colorizer/prep_data.py makes the carry folder; clips are held
+out by clip), with webcam-style augmentations done on the GPU for every batch:
+  * geometry: random crops (scale 0.45-1 of each side, aspect jitter), a share of whole frames
+    stretched to a square as at inference, horizontal flips;
+  * photometric, applied to the RGB image before Lab, so input L and target a/b stay consistent:
+    exposure gain, gamma, white-balance gains on R and B;
+  * sensor/codec damage on the INPUT only (the target is the clean colour): Gaussian RGB noise,
+    8x8 block-DCT quantisation of L with the JPEG luminance table (quality 20-90), blur by
+    down/up-scaling, mild L contrast/brightness jitter.
+Webcam frames come in pairs (t, t+k), k in {1, 2}, of one clip, with the same geometry and
+photometric draw but independent noise; a temporal-consistency term (--temporal, weight)
+penalises |(ab^_t+k - ab^_t) - (ab_t+k - ab_t)| (L1, Lab units, at 64x64, ab^ = annealed mean at
+T = 0.38): the predicted change between frames should be the true change, no more.
+
 Network: MobileNetV2-style encoder (inverted residual blocks, depthwise 3x3) down to 1/32,
 U-Net style decoder (bilinear x2 upsampling + 1x1 lateral convs + add) back to 1/4, then a
-1x1 classifier over the bins. About 0.29 GMAC (0.58 GFLOP) at 256x256.
+1x1 classifier over the bins. About 0.29 GMAC (0.58 GFLOP) at 256x256 before bin pruning.
 
-Data: photos are decoded once, converted to Lab with skimage, and kept on the GPU; every
-batch is a set of random crops (scale 0.3-1 of each side, aspect jitter), flips, and a mild
-brightness/contrast jitter on the L input only, resampled with grid_sample.
+Curves: every --eval-every seconds the EMA model's loss (the training loss: rebalanced CE, no
+augmentation) and a/b RMSE vs grey are logged on the held-out webcam clips, the 20 held-out
+training photos, 20 val photos, and fixed subsets of the training frames/photos (same
+measure, so train vs held-out is comparable); they go to curves.json.
 
-Usage (GPU machine):
+Usage (GPU machine; .colorizer-carry from prep_data.py):
   python3 tools/colorizer/train.py --data .colorizer-carry --out $OUT --minutes 6
 A quick check of the whole path (a few steps, export, onnx check):
   python3 tools/colorizer/train.py --data .colorizer-carry --out /tmp/smoke --smoke
 """
 import argparse
+import copy
 import json
 import math
 import os
@@ -39,7 +56,8 @@ import colorcommon as cc  # noqa: E402
 
 IMG = 256          # network input size
 OUT_RES = 64       # a/b output size (1/4)
-NUM_HOLDOUT = 20   # last 20 training photos (sorted by name) are held out to choose T
+NUM_HOLDOUT = 20   # last 20 training photos (sorted by name) are held out (curves)
+T_TRAIN = 0.38     # annealed-mean temperature used by the temporal term and the exported graph by default
 
 
 # ----------------------------------------------------------------------------- model
@@ -140,26 +158,100 @@ def count_macs(model, shape):
     return macs[0]
 
 
+# ----------------------------------------------------------------------------- colour
+_M = torch.tensor([[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.072169], [0.019334, 0.119193, 0.950227]])
+_WHITE = torch.tensor([0.95047, 1.0, 1.08883])
+
+
+def rgb2lab_t(rgb):
+    """[N,3,H,W] sRGB in [0,1] -> Lab [N,3,H,W], the same formulas and constants as skimage.color.rgb2lab (D65, 2 deg)."""
+    rgb = rgb.float().clamp(0, 1)
+    lin = torch.where(rgb > 0.04045, ((rgb + 0.055) / 1.055) ** 2.4, rgb / 12.92)
+    xyz = torch.einsum("ij,njhw->nihw", _M.to(rgb.device), lin) / _WHITE.to(rgb.device).view(1, 3, 1, 1)
+    f = torch.where(xyz > 0.008856, xyz.clamp(min=1e-12) ** (1.0 / 3.0), 7.787 * xyz + 16.0 / 116.0)
+    L = 116.0 * f[:, 1] - 16.0
+    a = 500.0 * (f[:, 0] - f[:, 1])
+    b = 200.0 * (f[:, 1] - f[:, 2])
+    return torch.stack([L, a, b], 1)
+
+
+_JPEG_Q = torch.tensor([[16, 11, 10, 16, 24, 40, 51, 61], [12, 12, 14, 19, 26, 58, 60, 55],
+                        [14, 13, 16, 24, 40, 57, 69, 56], [14, 17, 22, 29, 51, 87, 80, 62],
+                        [18, 22, 37, 56, 68, 109, 103, 77], [24, 35, 55, 64, 81, 104, 113, 92],
+                        [49, 64, 78, 87, 103, 121, 120, 101], [72, 92, 95, 98, 112, 100, 103, 99]], dtype=torch.float32)
+
+
+def _dct8(device):
+    k = torch.arange(8, dtype=torch.float32, device=device)
+    d = torch.cos((2 * k[None, :] + 1) * k[:, None] * math.pi / 16) * math.sqrt(2 / 8)
+    d[0] /= math.sqrt(2)
+    return d                                                     # orthonormal DCT-II, rows = frequencies
+
+
+def jpeg_like(L, quality):
+    """L [n,1,H,W] (0..100), quality [n] -> L after 8x8 block DCT quantisation with the JPEG luma table."""
+    n, _, H, W = L.shape
+    D = _dct8(L.device)
+    y = L * 2.55 - 128.0
+    blk = y.reshape(n, H // 8, 8, W // 8, 8).permute(0, 1, 3, 2, 4)           # n,bh,bw,8,8
+    c = D @ blk @ D.t()
+    s = torch.where(quality < 50, 5000.0 / quality, 200.0 - 2.0 * quality)
+    qt = ((_JPEG_Q.to(L.device)[None] * s.view(n, 1, 1) + 50) / 100).floor().clamp(min=1).view(n, 1, 1, 8, 8)
+    c = torch.round(c / qt) * qt
+    y = (D.t() @ c @ D).permute(0, 1, 3, 2, 4).reshape(n, 1, H, W)
+    return ((y + 128.0) / 2.55).clamp(0, 100)
+
+
 # ----------------------------------------------------------------------------- data
-def load_lab(folder):
-    from skimage.color import rgb2lab
-    names = sorted(f for f in os.listdir(folder) if f.lower().endswith((".jpg", ".jpeg", ".png")))
-    labs = []
-    for n in names:
-        rgb = np.asarray(Image.open(os.path.join(folder, n)).convert("RGB"), dtype=np.float32) / 255.0
-        labs.append(rgb2lab(rgb).astype(np.float32))
-    return names, labs
+def list_images(folder):
+    return sorted(f for f in os.listdir(folder) if f.lower().endswith((".jpg", ".jpeg", ".png")))
 
 
-class GPUSampler:
-    """All photos on the GPU, grouped by size; random crops/flips via affine_grid + grid_sample."""
+def load_rgb(folder, names):
+    return [np.asarray(Image.open(os.path.join(folder, n)).convert("RGB"), dtype=np.uint8) for n in names]
 
-    def __init__(self, labs, device):
+
+def load_clips(folder):
+    """{clip: uint8 [N,H,W,3]} of the stored frames (sorted), and their original frame numbers."""
+    out = {}
+    for c in sorted(os.listdir(folder)):
+        names = list_images(os.path.join(folder, c))
+        out[c] = (np.stack(load_rgb(os.path.join(folder, c), names)), [int(n[:4]) for n in names])
+    return out
+
+
+def affine(c, device, full_p, smin, aspect=0.3):
+    full = torch.rand(c, device=device) < full_p
+    s = torch.empty(c, device=device).uniform_(smin, 1.0)
+    fw = (s * torch.exp(torch.empty(c, device=device).uniform_(-aspect, aspect))).clamp(max=1.0)
+    fh = (s * torch.exp(torch.empty(c, device=device).uniform_(-aspect, aspect))).clamp(max=1.0)
+    fw = torch.where(full, torch.ones_like(fw), fw)
+    fh = torch.where(full, torch.ones_like(fh), fh)
+    tx = (torch.rand(c, device=device) * 2 - 1) * (1 - fw)
+    ty = (torch.rand(c, device=device) * 2 - 1) * (1 - fh)
+    flip = torch.where(torch.rand(c, device=device) < 0.5, -1.0, 1.0)
+    theta = torch.zeros(c, 2, 3, device=device)
+    theta[:, 0, 0] = fw * flip
+    theta[:, 0, 2] = tx
+    theta[:, 1, 1] = fh
+    theta[:, 1, 2] = ty
+    return theta
+
+
+def warp(src_u8, theta, res):
+    """uint8 [c,3,h,w] on the GPU -> float RGB [c,3,res,res] in [0,1]."""
+    grid = F.affine_grid(theta, (src_u8.shape[0], 3, res, res), align_corners=False)
+    return F.grid_sample(src_u8.float() / 255.0, grid, mode="bilinear", padding_mode="reflection", align_corners=False)
+
+
+class PhotoSampler:
+    """BSDS photos (uint8 RGB) on the GPU, grouped by size; random crops/flips."""
+
+    def __init__(self, rgbs, device):
         groups = {}
-        for lab in labs:
-            groups.setdefault(lab.shape[:2], []).append(lab)
-        self.groups = [torch.from_numpy(np.stack(v)).permute(0, 3, 1, 2).contiguous().to(device)
-                       for v in groups.values()]
+        for im in rgbs:
+            groups.setdefault(im.shape[:2], []).append(im)
+        self.groups = [torch.from_numpy(np.stack(v)).permute(0, 3, 1, 2).contiguous().to(device) for v in groups.values()]
         sizes = np.array([g.shape[0] for g in self.groups], np.float64)
         self.p = sizes / sizes.sum()
         self.device = device
@@ -168,38 +260,72 @@ class GPUSampler:
         counts = np.random.multinomial(n, self.p)
         outs = []
         for g, c in zip(self.groups, counts):
-            if c == 0:
-                continue
-            idx = torch.randint(0, g.shape[0], (c,), device=self.device)
-            src = g[idx]
-            dev = self.device
-            full = torch.rand(c, device=dev) < 0.15                     # some full frames (as at inference)
-            s = torch.empty(c, device=dev).uniform_(0.3, 1.0)
-            fw = (s * torch.exp(torch.empty(c, device=dev).uniform_(-0.3, 0.3))).clamp(max=1.0)
-            fh = (s * torch.exp(torch.empty(c, device=dev).uniform_(-0.3, 0.3))).clamp(max=1.0)
-            fw = torch.where(full, torch.ones_like(fw), fw)
-            fh = torch.where(full, torch.ones_like(fh), fh)
-            tx = (torch.rand(c, device=dev) * 2 - 1) * (1 - fw)
-            ty = (torch.rand(c, device=dev) * 2 - 1) * (1 - fh)
-            flip = torch.where(torch.rand(c, device=dev) < 0.5, -1.0, 1.0)
-            theta = torch.zeros(c, 2, 3, device=dev)
-            theta[:, 0, 0] = fw * flip
-            theta[:, 0, 2] = tx
-            theta[:, 1, 1] = fh
-            theta[:, 1, 2] = ty
-            grid = F.affine_grid(theta, (c, 3, res, res), align_corners=False)
-            outs.append(F.grid_sample(src, grid, mode="bilinear", padding_mode="reflection", align_corners=False))
-        x = torch.cat(outs)
-        return x[torch.randperm(n, device=self.device)]
+            if c:
+                idx = torch.randint(0, g.shape[0], (int(c),), device=self.device)
+                outs.append(warp(g[idx], affine(int(c), self.device, 0.15, 0.3), res))
+        return torch.cat(outs)
 
 
-def l_input(L, jitter=False):
-    if jitter:
-        n = L.shape[0]
-        c = torch.empty(n, 1, 1, 1, device=L.device).uniform_(0.85, 1.15)
-        b = torch.empty(n, 1, 1, 1, device=L.device).uniform_(-6, 6)
-        L = ((L - 50) * c + 50 + b).clamp(0, 100)
-    return L / 50.0 - 1.0
+class PairSampler:
+    """Webcam frames (uint8 RGB) on the GPU; pairs (t, t+k) of one clip with the same crop."""
+
+    def __init__(self, clips, device):
+        frames, pairs, off = [], [], 0
+        for c, (fr, _) in clips.items():
+            frames.append(fr)
+            n = len(fr)
+            for k in (1, 2):
+                pairs += [(off + i, off + i + k) for i in range(n - k)]
+            off += n
+        self.frames = torch.from_numpy(np.concatenate(frames)).permute(0, 3, 1, 2).contiguous().to(device)
+        self.pairs = torch.tensor(pairs, device=device)
+        self.device = device
+
+    def sample(self, npairs, res):
+        sel = self.pairs[torch.randint(0, len(self.pairs), (npairs,), device=self.device)]
+        theta = affine(npairs, self.device, 0.4, 0.45, aspect=0.15)
+        return warp(self.frames[sel[:, 0]], theta, res), warp(self.frames[sel[:, 1]], theta, res)
+
+
+def augment(rgb, pair_of=None, strong=True):
+    """rgb [n,3,res,res] clean -> (x input [n,1,res,res] = L'/50 - 1, ab target [n,2,64,64]).
+
+    pair_of: if given (an int m), rows i and i+m share the photometric draw (one pair of frames);
+    the noise, JPEG-like and blur damage of the input is drawn per row (independent).
+    """
+    n, dev = rgb.shape[0], rgb.device
+    m = pair_of or n
+    def draw(lo, hi, k=m):
+        v = torch.empty(k, device=dev).uniform_(lo, hi)
+        return torch.cat([v, v]) if pair_of else v
+    if strong:
+        gain = torch.exp(draw(-0.35, 0.35)).view(n, 1, 1, 1)
+        gamma = torch.exp(draw(-0.2, 0.2)).view(n, 1, 1, 1)
+        wb_on = (draw(0, 1) < 0.6).float()
+        wr = torch.exp(draw(-0.08, 0.08) * wb_on)
+        wbb = torch.exp(draw(-0.08, 0.08) * wb_on)
+        wb = torch.stack([wr, torch.ones_like(wr), wbb], 1).view(n, 3, 1, 1)
+        rgb = (rgb * gain * wb).clamp(0, 1) ** gamma
+    lab = rgb2lab_t(rgb)
+    ab = F.avg_pool2d(lab[:, 1:], IMG // OUT_RES)
+    if not strong:
+        return lab[:, :1] / 50.0 - 1.0, ab
+    sig = torch.empty(n, device=dev).uniform_(0, 0.035) * (torch.rand(n, device=dev) < 0.7).float()
+    noisy = (rgb + torch.randn_like(rgb) * sig.view(n, 1, 1, 1)).clamp(0, 1)
+    L = rgb2lab_t(noisy)[:, :1]
+    jp = torch.rand(n, device=dev) < 0.5
+    if jp.any():
+        q = torch.empty(int(jp.sum()), device=dev).uniform_(20, 90)
+        L[jp] = jpeg_like(L[jp], q)
+    bl = torch.rand(n, device=dev) < 0.3
+    if bl.any():
+        f = float(np.random.uniform(0.4, 0.8))
+        small = F.interpolate(L[bl], scale_factor=f, mode="bilinear", align_corners=False, antialias=True)
+        L[bl] = F.interpolate(small, size=L.shape[-2:], mode="bilinear", align_corners=False)
+    c = torch.empty(n, 1, 1, 1, device=dev).uniform_(0.9, 1.1)
+    b = torch.empty(n, 1, 1, 1, device=dev).uniform_(-4, 4)
+    L = ((L - 50) * c + 50 + b).clamp(0, 100)
+    return L / 50.0 - 1.0, ab
 
 
 # ----------------------------------------------------------------------------- loss
@@ -220,60 +346,75 @@ def loss_fn(logits, ab_small, centres_t, class_w):
     return (ce * pw).sum() / pw.numel()
 
 
+def annealed(logits, centres_t, T=T_TRAIN):
+    return torch.einsum("nqhw,qc->nchw", torch.softmax(logits.float() / T, dim=1), centres_t)
+
+
 # ----------------------------------------------------------------------------- eval
+def eval_set(rgbs):
+    """List of uint8 HxWx3 -> (x [N,1,256,256], ab [N,2,64,64]) as at inference (stretched, antialiased)."""
+    xs, abs_ = [], []
+    for im in rgbs:
+        t = torch.from_numpy(im).permute(2, 0, 1)[None].float() / 255.0
+        lab = rgb2lab_t(t)
+        xs.append(F.interpolate(lab[:, :1], size=(IMG, IMG), mode="bilinear", align_corners=False, antialias=True) / 50.0 - 1.0)
+        abs_.append(F.interpolate(lab[:, 1:], size=(OUT_RES, OUT_RES), mode="area"))
+    return torch.cat(xs), torch.cat(abs_)
+
+
 @torch.no_grad()
-def predict_probs(net, labs, device):
-    """For each full-size Lab photo: probs [Q,64,64] (T=1 logits kept) on CPU."""
-    out = []
-    for lab in labs:
-        t = torch.from_numpy(lab).permute(2, 0, 1)[None].to(device)
-        L = F.interpolate(t[:, :1], size=(IMG, IMG), mode="bilinear", align_corners=False, antialias=True)
-        out.append(net(l_input(L)).float().cpu())
-    return out
+def measure(net, data, centres_t, class_w):
+    x, ab = data
+    losses, se, se0 = [], 0.0, 0.0
+    for i in range(0, len(x), 64):
+        lg = net(x[i:i + 64])
+        losses.append(loss_fn(lg, ab[i:i + 64], centres_t, class_w).item() * len(lg))
+        p = annealed(lg, centres_t)
+        se += float(((p - ab[i:i + 64]) ** 2).sum())
+        se0 += float((ab[i:i + 64] ** 2).sum())
+    return sum(losses) / len(x), math.sqrt(se / max(se0, 1e-9))
 
 
-def decode(logits, centres_t, T):
-    p = torch.softmax(logits / T, dim=1)
-    return torch.einsum("nqhw,qc->nchw", p, centres_t.cpu())
-
-
-_ORIG_CF = {}
-
-
-def evaluate(logits_list, labs, centres, T):
-    from skimage.color import lab2rgb
-    ct = torch.as_tensor(centres)
-    cf_ours, cf_orig, se, se0, npx = [], [], 0.0, 0.0, 0
-    for lg, lab in zip(logits_list, labs):
-        if id(lab) not in _ORIG_CF:
-            _ORIG_CF[id(lab)] = cc.colourfulness(np.clip(lab2rgb(lab), 0, 1) * 255)
-        H, W = lab.shape[:2]
-        ab = decode(lg, ct, T)
-        ab = F.interpolate(ab, size=(H, W), mode="bilinear", align_corners=False)[0].permute(1, 2, 0).numpy()
-        gt = lab[..., 1:]
-        se += float(((ab - gt) ** 2).sum())
-        se0 += float((gt ** 2).sum())
-        npx += gt.size
-        pred = np.concatenate([lab[..., :1], ab], -1)
-        cf_ours.append(cc.colourfulness(np.clip(lab2rgb(pred), 0, 1) * 255))
-        cf_orig.append(_ORIG_CF[id(lab)])
-    rmse, rmse0 = math.sqrt(se / npx), math.sqrt(se0 / npx)
-    return dict(T=T, colourfulness_ours=float(np.mean(cf_ours)), colourfulness_orig=float(np.mean(cf_orig)),
-                colourfulness_ratio=float(np.mean(cf_ours) / np.mean(cf_orig)),
-                rmse_ab=rmse, rmse_ab_grey=rmse0, rmse_ratio=rmse / rmse0)
+def export_onnx(model_cpu, centres, T, path, log):
+    exp = Exported(model_cpu, centres, T).eval()
+    dummy = torch.zeros(1, 1, IMG, IMG)
+    kw = dict(input_names=["L"], output_names=["ab"], opset_version=13, do_constant_folding=True)
+    try:
+        torch.onnx.export(exp, (dummy,), path, dynamo=False, **kw)
+    except Exception as e:  # noqa: BLE001  (torch without the TorchScript exporter)
+        log("dynamo=False export failed:", repr(e), "- trying the default exporter")
+        torch.onnx.export(exp, (dummy,), path, **kw)
+    import onnx
+    m = onnx.load(path)
+    onnx.checker.check_model(m, full_check=True)
+    ops = sorted({n.op_type for n in m.graph.node})
+    log("onnx", os.path.basename(path), "ops:", ops, "opset", [o.version for o in m.opset_import], "size", os.path.getsize(path))
+    try:
+        import onnxruntime as ort
+        s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        xin = torch.rand(1, 1, IMG, IMG) * 2 - 1
+        y = s.run(None, {"L": xin.numpy()})[0]
+        with torch.no_grad():
+            yt = exp(xin).numpy()
+        log("onnxruntime output", y.shape, "max |ort - torch|", float(np.abs(y - yt).max()))
+    except Exception as e:  # noqa: BLE001
+        log("onnxruntime check failed:", repr(e))
 
 
 # ----------------------------------------------------------------------------- main
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=".colorizer-carry", help="folder with train/ and val/ photos")
+    ap.add_argument("--data", default=".colorizer-carry", help="folder from prep_data.py (train/, val/, webcam/)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--minutes", type=float, default=6.0, help="wall-clock training budget")
     ap.add_argument("--batch", type=int, default=96)
+    ap.add_argument("--webcam-frac", type=float, default=0.5, help="share of each batch that is webcam frames (in pairs)")
+    ap.add_argument("--temporal", type=float, default=0.2, help="weight of the temporal-consistency term (0: off)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--wd", type=float, default=5e-4)
     ap.add_argument("--lam", type=float, default=0.5, help="rebalancing mix with the uniform distribution")
-    ap.add_argument("--T", type=float, default=None, help="annealed-mean temperature; default: chosen on the held-out photos")
+    ap.add_argument("--T", type=float, default=T_TRAIN, help="annealed-mean temperature put in the exported graph")
+    ap.add_argument("--eval-every", type=float, default=20.0, help="seconds between held-out evaluations")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--smoke", action="store_true")
     a = ap.parse_args()
@@ -292,31 +433,51 @@ def main():
     log("argv:", " ".join(sys.argv))
     log("torch", torch.__version__, "device", dev, torch.cuda.get_device_name() if dev.type == "cuda" else "")
     t0 = time.time()
-    names, labs = load_lab(os.path.join(a.data, "train"))
-    vnames, vlabs = load_lab(os.path.join(a.data, "val"))
+    names = list_images(os.path.join(a.data, "train"))
+    vnames = list_images(os.path.join(a.data, "val"))
     if a.smoke:
-        labs, names, vlabs, vnames = labs[:30], names[:30], vlabs[:5], vnames[:5]
-    tr_labs, ho_labs = labs[:-NUM_HOLDOUT], labs[-NUM_HOLDOUT:]
-    log(f"photos: train {len(tr_labs)}, held-out (for T) {len(ho_labs)} ({names[-NUM_HOLDOUT]}..{names[-1]}), "
-        f"val {len(vlabs)}; load {time.time() - t0:.1f}s")
+        names, vnames = names[:30], vnames[:5]
+    rgbs = load_rgb(os.path.join(a.data, "train"), names)
+    vrgbs = load_rgb(os.path.join(a.data, "val"), vnames)
+    tr_rgbs, ho_rgbs = rgbs[:-NUM_HOLDOUT], rgbs[-NUM_HOLDOUT:]
+    wtrain = load_clips(os.path.join(a.data, "webcam", "train"))
+    wheld = load_clips(os.path.join(a.data, "webcam", "heldout"))
+    nwt = sum(len(v[0]) for v in wtrain.values())
+    nwh = sum(len(v[0]) for v in wheld.values())
+    log(f"photos: train {len(tr_rgbs)}, held-out {len(ho_rgbs)} ({names[-NUM_HOLDOUT]}..{names[-1]}), val {len(vrgbs)}; "
+        f"webcam train clips {sorted(wtrain)} ({nwt} frames), held-out clips {sorted(wheld)} ({nwh} frames); "
+        f"load {time.time() - t0:.1f}s")
+    # check the torch Lab against skimage on one photo
+    from skimage.color import rgb2lab
+    ref = rgb2lab(rgbs[0].astype(np.float64) / 255.0)
+    mine = rgb2lab_t(torch.from_numpy(rgbs[0]).permute(2, 0, 1)[None].float() / 255.0)[0].permute(1, 2, 0).numpy()
+    log(f"rgb2lab_t vs skimage: max |diff| {np.abs(ref - mine).max():.4f}")
 
-    # bins and rebalancing weights from the training photos
+    # bins and rebalancing weights: the mix of the two sources as sampled
     centres = cc.in_gamut_bins(96)
-    counts = np.zeros(len(centres), np.int64)
-    for lab in tr_labs:
-        nb = cc.nearest_bin(lab[::2, ::2, 1:], centres)
-        counts += np.bincount(nb.ravel(), minlength=len(centres))
-    prior, weights = cc.rebalance_weights(counts, centres, lam=a.lam, sigma=5.0)
     Q = len(centres)
-    log(f"bins Q={Q}, occupied {int((counts > 0).sum())}, weight range {weights.min():.3f}..{weights.max():.3f}")
-    json.dump(dict(grid=cc.GRID, centres=centres.tolist(), counts=counts.tolist(), prior=prior.tolist(),
-                   weights=weights.tolist(), lam=a.lam, sigma=5.0),
+
+    def bin_hist(ims):
+        counts = np.zeros(Q, np.int64)
+        for im in ims:
+            lab = rgb2lab(im[::2, ::2].astype(np.float64) / 255.0)
+            counts += np.bincount(cc.nearest_bin(lab[..., 1:], centres).ravel(), minlength=Q)
+        return counts
+    c_photo = bin_hist(tr_rgbs)
+    c_cam = bin_hist([f for fr, _ in wtrain.values() for f in fr[::3]])
+    p_mix = (1 - a.webcam_frac) * c_photo / c_photo.sum() + a.webcam_frac * c_cam / c_cam.sum()
+    counts = np.round(p_mix * 1e8).astype(np.int64)
+    prior, weights = cc.rebalance_weights(counts, centres, lam=a.lam, sigma=5.0)
+    log(f"bins Q={Q}, occupied photos {int((c_photo > 0).sum())} webcam {int((c_cam > 0).sum())}, "
+        f"weight range {weights.min():.3f}..{weights.max():.3f}")
+    json.dump(dict(grid=cc.GRID, centres=centres.tolist(), counts_photos=c_photo.tolist(), counts_webcam=c_cam.tolist(),
+                   webcam_frac=a.webcam_frac, prior=prior.tolist(), weights=weights.tolist(), lam=a.lam, sigma=5.0),
               open(os.path.join(a.out, "bins.json"), "w"))
     centres_t = torch.as_tensor(centres, device=dev)
     class_w = torch.as_tensor(weights, device=dev)
 
     net = ColorNet(Q).to(dev)
-    macs = count_macs(Exported(net, centres, 0.38).to(dev).eval(), (1, 1, IMG, IMG))
+    macs = count_macs(Exported(net, centres, a.T).to(dev).eval(), (1, 1, IMG, IMG))
     nparams = sum(p.numel() for p in net.parameters())
     log(f"model: {nparams} params, {macs / 1e6:.1f} MMAC ({2 * macs / 1e9:.3f} GFLOP) per 256x256 prediction")
     net = net.to(memory_format=torch.channels_last)
@@ -327,12 +488,29 @@ def main():
         (no_decay if p.ndim <= 1 else decay).append(p)
     opt = torch.optim.AdamW([dict(params=decay, weight_decay=a.wd), dict(params=no_decay, weight_decay=0)],
                             lr=a.lr, betas=(0.9, 0.99))
-    sampler = GPUSampler(tr_labs, dev)
+    photos = PhotoSampler(tr_rgbs, dev)
+    cams = PairSampler(wtrain, dev)
+    npairs = int(round(a.batch * a.webcam_frac / 2))
+    nphoto = a.batch - 2 * npairs
+    log(f"batch {a.batch}: {npairs} webcam pairs + {nphoto} photos; temporal weight {a.temporal}")
+
+    # evaluation sets (no augmentation, as at inference)
+    ev = {
+        "webcam_heldout": eval_set([f for fr, _ in wheld.values() for f in fr]),
+        "webcam_train": eval_set([f for fr, _ in wtrain.values() for f in fr[::6]]),
+        "photos_heldout": eval_set(ho_rgbs),
+        "photos_train": eval_set(tr_rgbs[::9]),
+        "val20": eval_set(vrgbs[:20]),
+    }
+    ev = {k: (x.to(dev), y.to(dev)) for k, (x, y) in ev.items()}
+    log("eval sets:", {k: len(v[0]) for k, v in ev.items()})
+
     budget = 20.0 if a.smoke else a.minutes * 60
     torch.backends.cudnn.benchmark = True
-
+    curves = []
     step, t_start, last_eval = 0, time.time(), time.time()
-    run_loss = None
+    run_loss = run_tmp = None
+    mid_done = False
     while True:
         frac = (time.time() - t_start) / budget
         if frac >= 1.0:
@@ -341,86 +519,59 @@ def main():
         for g in opt.param_groups:
             g["lr"] = lr
         with torch.no_grad():
-            batch = sampler.sample(a.batch, IMG)
-            x = l_input(batch[:, :1], jitter=True).contiguous(memory_format=torch.channels_last)
-            ab_small = F.avg_pool2d(batch[:, 1:], IMG // OUT_RES)
+            f0, f1 = cams.sample(npairs, IMG)
+            xc, abc = augment(torch.cat([f0, f1]), pair_of=npairs)
+            xp, abp = augment(photos.sample(nphoto, IMG))
+            x = torch.cat([xc, xp]).contiguous(memory_format=torch.channels_last)
+            ab_small = torch.cat([abc, abp])
         net.train()
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda"):
             logits = net(x)
         loss = loss_fn(logits, ab_small, centres_t, class_w)
+        tl = torch.zeros((), device=dev)
+        if a.temporal > 0:
+            pr = annealed(logits[:2 * npairs], centres_t)
+            tl = ((pr[npairs:] - pr[:npairs]) - (abc[npairs:] - abc[:npairs])).abs().mean()
+        total = loss + a.temporal * tl
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        total.backward()
         opt.step()
         ema.update_parameters(net)
         step += 1
-        if step % 50 == 0:
-            lv = loss.item()
+        if step % 25 == 0:
+            lv, tv = loss.item(), tl.item()
             run_loss = lv if run_loss is None else 0.9 * run_loss + 0.1 * lv
-        if time.time() - last_eval > (5 if a.smoke else 30):
+            run_tmp = tv if run_tmp is None else 0.9 * run_tmp + 0.1 * tv
+        if time.time() - last_eval > (5 if a.smoke else a.eval_every) or (not mid_done and frac >= 0.5):
             last_eval = time.time()
             ema.module.eval()
-            with torch.no_grad():
-                hl = []
-                for lab in ho_labs + vlabs[:20]:
-                    t = torch.from_numpy(lab).permute(2, 0, 1)[None].to(dev)
-                    L = F.interpolate(t[:, :1], size=(IMG, IMG), mode="bilinear", align_corners=False, antialias=True)
-                    ab = F.interpolate(t[:, 1:], size=(OUT_RES, OUT_RES), mode="area")
-                    hl.append(loss_fn(ema.module(l_input(L)), ab, centres_t, class_w).item())
-            log(f"t={time.time() - t_start:6.0f}s step {step:6d} lr {lr:.2e} train_loss {run_loss if run_loss else float('nan'):.3f} "
-                f"heldout_loss {np.mean(hl[:len(ho_labs)]):.3f} val20_loss {np.mean(hl[len(ho_labs):]):.3f}")
+            row = dict(t=round(time.time() - t_start, 1), step=step, lr=lr, train_loss_aug=run_loss, temporal_term=run_tmp)
+            for k, d in ev.items():
+                row[k + "_loss"], row[k + "_rmse_ratio"] = measure(ema.module, d, centres_t, class_w)
+            curves.append(row)
+            log(f"t={row['t']:5.0f}s step {step:6d} lr {lr:.2e} aug-train {run_loss if run_loss else float('nan'):.3f} "
+                f"temp {run_tmp if run_tmp else float('nan'):.3f} | loss (rmse/grey) cam-train "
+                f"{row['webcam_train_loss']:.3f} ({row['webcam_train_rmse_ratio']:.3f}) cam-heldout "
+                f"{row['webcam_heldout_loss']:.3f} ({row['webcam_heldout_rmse_ratio']:.3f}) photo-train "
+                f"{row['photos_train_loss']:.3f} ({row['photos_train_rmse_ratio']:.3f}) photo-heldout "
+                f"{row['photos_heldout_loss']:.3f} ({row['photos_heldout_rmse_ratio']:.3f}) val20 "
+                f"{row['val20_loss']:.3f} ({row['val20_rmse_ratio']:.3f})")
+            if not mid_done and frac >= 0.5:
+                mid_done = True
+                mid = copy.deepcopy(ema.module).float().eval().cpu().to(memory_format=torch.contiguous_format)
+                export_onnx(mid, centres, a.T, os.path.join(a.out, "colorizer_mid.onnx"), log)
     train_s = time.time() - t_start
-    log(f"training done: {step} steps of batch {a.batch} in {train_s:.0f}s "
-        f"({step * a.batch / len(tr_labs):.0f} epochs of random crops)")
+    log(f"training done: {step} steps of batch {a.batch} in {train_s:.0f}s")
+    json.dump(curves, open(os.path.join(a.out, "curves.json"), "w"), indent=0)
 
     # use_buffers=True: the EMA also averages the BatchNorm running statistics
     final = ema.module.float().eval().to(memory_format=torch.contiguous_format)
     torch.save(dict(state=final.state_dict(), centres=centres, weights=weights), os.path.join(a.out, "colorizer.pt"))
-
-    # choose T on the held-out training photos
-    ho_logits = predict_probs(final, ho_labs, dev)
-    v_logits = predict_probs(final, vlabs, dev)
-    sweep = []
-    for T in (0.2, 0.3, 0.38, 0.5, 0.7, 1.0):
-        r = evaluate(ho_logits, ho_labs, centres, T)
-        rv = evaluate(v_logits, vlabs, centres, T)
-        sweep.append(dict(T=T, heldout=r, val=rv))
-        log(f"T={T:.2f} heldout: colourful {r['colourfulness_ratio']:.3f}x rmse {r['rmse_ratio']:.3f}x | "
-            f"val: colourful {rv['colourfulness_ratio']:.3f}x rmse {rv['rmse_ratio']:.3f}x "
-            f"({rv['rmse_ab']:.2f} vs grey {rv['rmse_ab_grey']:.2f})")
-    if a.T is not None:
-        T = a.T
-    else:
-        ok = [s["T"] for s in sweep if s["heldout"]["colourfulness_ratio"] >= 0.6 and s["heldout"]["rmse_ratio"] <= 1.2]
-        T = min(ok, key=lambda t: abs(t - 0.38)) if ok else 0.38
-    log(f"chosen T = {T} (rule: closest to 0.38 among T meeting both goals on the held-out photos)")
-    json.dump(dict(T=T, sweep=sweep, train_seconds=train_s, steps=step, batch=a.batch, params=nparams, macs=macs),
+    json.dump(dict(T=a.T, train_seconds=train_s, steps=step, batch=a.batch, params=nparams, macs=macs,
+                   webcam_frac=a.webcam_frac, temporal=a.temporal, lam=a.lam, lr=a.lr, wd=a.wd,
+                   webcam_train_clips=sorted(wtrain), webcam_heldout_clips=sorted(wheld)),
               open(os.path.join(a.out, "summary.json"), "w"), indent=1)
-
-    # export
-    exp = Exported(final.cpu(), centres, T).eval()
-    dummy = torch.zeros(1, 1, IMG, IMG)
-    path = os.path.join(a.out, "colorizer.onnx")
-    kw = dict(input_names=["L"], output_names=["ab"], opset_version=13, do_constant_folding=True)
-    try:
-        torch.onnx.export(exp, (dummy,), path, dynamo=False, **kw)
-    except Exception as e:  # noqa: BLE001  (torch without the TorchScript exporter)
-        log("dynamo=False export failed:", repr(e), "- trying the default exporter")
-        torch.onnx.export(exp, (dummy,), path, **kw)
-    import onnx
-    m = onnx.load(path)
-    onnx.checker.check_model(m, full_check=True)
-    ops = sorted({n.op_type for n in m.graph.node})
-    log("onnx ops:", ops, "opset", [o.version for o in m.opset_import], "size", os.path.getsize(path))
-    try:
-        import onnxruntime as ort
-        s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        xin = torch.rand(1, 1, IMG, IMG) * 2 - 1
-        y = s.run(None, {"L": xin.numpy()})[0]
-        with torch.no_grad():
-            yt = exp(xin).numpy()
-        log("onnxruntime output", y.shape, "max |ort - torch|", float(np.abs(y - yt).max()))
-    except Exception as e:  # noqa: BLE001
-        log("onnxruntime check failed:", repr(e))
+    export_onnx(final.cpu(), centres, a.T, os.path.join(a.out, "colorizer.onnx"), log)
     log(f"total wall {time.time() - t0:.0f}s")
 
 
