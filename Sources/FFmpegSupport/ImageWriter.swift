@@ -44,8 +44,6 @@ public final class ImageWriter {
         try check(avcodec_send_frame(codec, picture), "encode PNG", path: path)
         try check(avcodec_receive_packet(codec, packet), "encode PNG", path: path)
         let data = Data(bytes: packet.pointee.data, count: Int(packet.pointee.size))
-        guard FileManager.default.createFile(atPath: path, contents: data) else {
-            throw FFmpegError(code: fg_averror(EIO), operation: "write PNG", path: path)
-        }
+        try OutputFile.write(data, to: path)  // beside the destination, then renamed into place
     }
 }

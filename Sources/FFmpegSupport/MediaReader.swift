@@ -49,8 +49,14 @@ public final class MediaReader {
     private var packetsRead = 0
     /// Frames returned so far.
     public private(set) var framesDecoded = 0
-    /// Frames the decoder could not decode (damaged data), skipped.
+    /// Frames or packets the decoder could not decode (damaged data inside the file), skipped.
     public private(set) var corruptFrames = 0
+    /// Byte offset of the first damaged stretch (nil while none was seen).
+    public private(set) var firstCorruptOffset: Int64?
+
+    /// Whether the stream announces a constant frame rate (then gaps in timestamps are lost frames).
+    private let constantRate: Bool
+    private var previousMediaTime: Double?
 
     /// Byte position of the demuxer in the file.
     private var currentOffset: Int64 { format?.pointee.pb.map { avio_tell($0) } ?? -1 }
@@ -60,11 +66,14 @@ public final class MediaReader {
         _ = FFmpegLog.configured
         self.path = path
         self.pool = pool
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw FFmpegError(code: fg_averror(ENOENT), operation: "open input", path: path)
-        }
+        try FileCheck.regularFile(path, what: "input")
         var ctx: UnsafeMutablePointer<AVFormatContext>?
-        let openStatus = avformat_open_input(&ctx, path, nil, nil)
+        // Local files only: the `file:` prefix keeps a name such as `tcp:x.mp4` a file name, and the
+        // whitelist stops a playlist or reference file from opening other protocols.
+        var openOptions: OpaquePointer?
+        av_dict_set(&openOptions, "protocol_whitelist", "file", 0)
+        defer { av_dict_free(&openOptions) }
+        let openStatus = avformat_open_input(&ctx, "file:" + path, nil, &openOptions)
         if openStatus < 0 {
             throw FFmpegError(code: openStatus, operation: "open input (not a media file FFmpeg can read?)", path: path)
         }
@@ -82,6 +91,8 @@ public final class MediaReader {
             announcedFrameCount = Int(stream.pointee.nb_frames)
             let rate = stream.pointee.avg_frame_rate.den != 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
             frameRate = rate.den != 0 ? av_q2d(rate) : 0
+            let real = stream.pointee.r_frame_rate, average = stream.pointee.avg_frame_rate
+            constantRate = real.den != 0 && average.den != 0 && av_cmp_q(real, average) == 0
             let streamDuration = stream.pointee.duration
             if streamDuration != fg_nopts_value() && streamDuration > 0 {
                 duration = Double(streamDuration) * av_q2d(timeBase)
@@ -125,9 +136,14 @@ public final class MediaReader {
 
     /// Seeks to the keyframe at or before `seconds`; frames before `seconds` are then skipped by the caller.
     public func seek(to seconds: Double) throws {
-        let target = startPTS + Int64(seconds / av_q2d(timeBase))
+        let ticks = seconds / av_q2d(timeBase)
+        guard ticks.isFinite, ticks >= 0, ticks < 1e18 else {
+            throw FFmpegError(code: fg_averror(EINVAL), operation: "seek to \(seconds) s (out of range)", path: path)
+        }
+        let target = startPTS &+ Int64(ticks)
         try check(av_seek_frame(format, streamIndex, target, AVSEEK_FLAG_BACKWARD), "seek to \(seconds) s", path: path)
         avcodec_flush_buffers(codec)
+        previousMediaTime = nil
         draining = false
         finished = false
         pendingDamage = nil
@@ -152,11 +168,9 @@ public final class MediaReader {
                 return nil
             }
             if status == fg_averror_invaliddata() {
-                // A damaged frame (typically the last, partial packet of a cut file): skip it, remember why.
-                corruptFrames += 1
-                if pendingDamage == nil {
-                    pendingDamage = Damage(path: path, reason: "corrupt video data", byteOffset: currentOffset, framesDecoded: framesDecoded)
-                }
+                // A damaged frame: skip it and count it; reading goes on (a cut file is reported when
+                // reading stops early).
+                noteCorrupt()
                 continue
             }
             guard status == fg_averror_eagain() else {
@@ -190,11 +204,19 @@ public final class MediaReader {
             packetsRead += 1
             let sent = avcodec_send_packet(codec, packet)
             if sent < 0 && sent != fg_averror_eagain() {
-                if sent == fg_averror_invaliddata() { continue }  // a damaged packet: skip it, keep going
+                if sent == fg_averror_invaliddata() {  // a damaged packet: skip it, count it, keep going
+                    noteCorrupt()
+                    continue
+                }
                 throw FFmpegError(code: sent, operation: "decode packet \(packetsRead)", path: path)
             }
             return
         }
+    }
+
+    private func noteCorrupt() {
+        corruptFrames += 1
+        if firstCorruptOffset == nil { firstCorruptOffset = currentOffset }
     }
 
     private func convert(_ av: UnsafeMutablePointer<AVFrame>) throws -> Frame {
@@ -220,6 +242,16 @@ public final class MediaReader {
         } else {
             frame.mediaTime = Double(pts - startPTS) * av_q2d(timeBase)
         }
+        // Frames missing between two decoded ones (a damaged stretch the demuxer skipped) are counted
+        // as corrupt, for constant-rate streams where the gap is measurable.
+        if constantRate, frameRate > 0, let previous = previousMediaTime {
+            let missing = Int(((frame.mediaTime - previous) * frameRate).rounded()) - 1
+            if missing > 0 && missing < 1_000_000 {
+                corruptFrames += missing
+                if firstCorruptOffset == nil { firstCorruptOffset = currentOffset }
+            }
+        }
+        previousMediaTime = frame.mediaTime
         frame.sequence = framesDecoded
         framesDecoded += 1
         return frame

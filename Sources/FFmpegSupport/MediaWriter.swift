@@ -7,9 +7,10 @@ import FrameGraph
 /// Encodes frames to a video file: H.264 through libx264 into MP4 or MKV (chosen by the file
 /// extension), with timestamps at a fixed frame rate.
 ///
-/// Call ``finish()`` to flush the encoder and write the container's index; a file that was not
-/// finished may not play. MP4 files get `+faststart` (index first), so even a file cut short later
-/// still yields the frames before the cut.
+/// The file is written beside its destination under a temporary name and renamed into place by
+/// ``finish()``, after the encoder is flushed and the container's index written: the destination
+/// only ever holds a complete, playable file (or what was there before). MP4 files get `+faststart`
+/// (index first), so even a file cut short later still yields the frames before the cut.
 public final class MediaWriter {
     /// Encoder settings with their defaults.
     public struct Settings: Sendable {
@@ -40,6 +41,8 @@ public final class MediaWriter {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private let scaler = Scaler(method: .bilinear)
     private var finished = false
+    /// The temporary file the container is written to until ``finish()``.
+    private let output: OutputFile
     /// Frames handed to the encoder.
     public private(set) var framesWritten = 0
 
@@ -51,7 +54,12 @@ public final class MediaWriter {
         self.height = height
         self.fps = fps
         var ctx: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_alloc_output_context2(&ctx, nil, nil, path), "choose a container for this file extension (use .mp4 or .mkv)", path: path)
+        guard fps.isFinite, fps >= 0.1, fps <= 1000 else {
+            throw FFmpegError(code: fg_averror(EINVAL), operation: "encode at \(fps) frames per second (0.1 … 1000)", path: path)
+        }
+        output = try OutputFile(destination: path)
+        let temporary = output.temporaryPath
+        try check(avformat_alloc_output_context2(&ctx, nil, nil, temporary), "choose a container for this file extension (use .mp4 or .mkv)", path: path)
         format = ctx
         do {
             guard let encoder = avcodec_find_encoder_by_name(settings.codec) else {
@@ -80,7 +88,11 @@ public final class MediaWriter {
             stream.pointee.time_base = codec.pointee.time_base
             stream.pointee.avg_frame_rate = rate
             if ctx.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
-                try check(avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE), "create file", path: path)
+                // Local files only: `file:` keeps any name a file name, the whitelist refuses the rest.
+                var ioOptions: OpaquePointer?
+                av_dict_set(&ioOptions, "protocol_whitelist", "file", 0)
+                defer { av_dict_free(&ioOptions) }
+                try check(avio_open2(&ctx.pointee.pb, "file:" + temporary, AVIO_FLAG_WRITE, nil, &ioOptions), "create file", path: path)
             }
             var options: OpaquePointer?
             if path.lowercased().hasSuffix(".mp4") || path.lowercased().hasSuffix(".mov") {
@@ -97,6 +109,7 @@ public final class MediaWriter {
             try check(av_frame_get_buffer(picture, 0), "allocate frame", path: path)
         } catch {
             close()
+            output.discard()
             throw error
         }
     }
@@ -153,12 +166,25 @@ public final class MediaWriter {
         }
     }
 
-    /// Flushes the encoder and writes the container's index. Safe to call more than once.
+    /// Flushes the encoder, writes the container's index and moves the file into place; with no frame
+    /// written, removes it instead (the destination is left as it was). Safe to call more than once.
     public func finish() throws {
         guard !finished, let codec else { return }
         finished = true
         _ = avcodec_send_frame(codec, nil)
-        try drain()
-        try check(av_write_trailer(format), "finalize container", path: path)
+        do {
+            try drain()
+            try check(av_write_trailer(format), "finalize container", path: path)
+        } catch {
+            close()
+            output.discard()
+            throw error
+        }
+        close()
+        guard framesWritten > 0 else {
+            output.discard()  // no frame: no file (an empty container plays nothing)
+            return
+        }
+        try output.commit()
     }
 }

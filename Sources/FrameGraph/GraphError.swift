@@ -21,6 +21,8 @@ public enum GraphError: Error, Sendable, CustomStringConvertible, Equatable {
     case io(path: String, reason: String)
     /// A node failed while running.
     case nodeFailed(node: String, reason: String)
+    /// The graph has more nodes than the run allows.
+    case tooManyNodes(count: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -44,6 +46,8 @@ public enum GraphError: Error, Sendable, CustomStringConvertible, Equatable {
             return "\(path): \(reason)"
         case .nodeFailed(let node, let reason):
             return "node '\(node)' failed: \(reason)"
+        case .tooManyNodes(let count, let limit):
+            return "the graph has \(count) nodes, more than the limit of \(limit)"
         }
     }
 }

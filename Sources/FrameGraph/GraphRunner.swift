@@ -45,7 +45,8 @@ public final class GraphRunner: @unchecked Sendable {
     /// sources to learn what they emit; other nodes are started by ``run(progress:)``.
     public func validate() throws {
         guard !validated else { return }
-        nodes = try Self.topologicalOrder(from: sources)
+        nodes = try Self.topologicalOrder(from: sources, limit: context.options.maxNodes)
+        try checkFiles()
         var started: [Node] = []
         do {
             for source in sources {
@@ -75,6 +76,22 @@ public final class GraphRunner: @unchecked Sendable {
             throw error
         }
         validated = true
+    }
+
+    /// Every output (the nodes', the trace, the caller's other outputs) against every input and
+    /// against each other, before anything is opened.
+    private func checkFiles() throws {
+        var inputs: [(path: String, owner: String)] = []
+        var outputs: [(path: String, owner: String)] = []
+        for node in nodes {
+            inputs += node.filesRead.map { ($0, "node '\(node.name)'") }
+            outputs += node.filesWritten.map { ($0, "node '\(node.name)'") }
+        }
+        if let trace = context.options.traceURL { outputs.append((trace.path, "the trace")) }
+        for (path, owner) in context.options.otherOutputs.sorted(by: { $0.key < $1.key }) { outputs.append((path, owner)) }
+        for output in outputs { try OutputFile.checkLocal(output.path) }
+        try FileCheck.checkOutputs(outputs, inputs: inputs)
+        context.setInputFiles(inputs.map(\.path))
     }
 
     /// What `node` emits (valid after ``validate()``; nil for sinks).
@@ -107,6 +124,14 @@ public final class GraphRunner: @unchecked Sendable {
     /// are in the report's `failure` (sinks are still finalized).
     public func run(progress: (@Sendable (RunReport) -> Void)? = nil) throws -> RunReport {
         try validate()
+        if context.isStopRequested {
+            // Stopped (Ctrl-C) before frames could flow: nothing is opened or written.
+            for source in sources { try? source.finish(context: context) }
+            var report = report()
+            report.started = false
+            return report
+        }
+        try context.tracer?.begin()
         try startNodes()
         installInboxes()
         context.markStart()
@@ -179,9 +204,13 @@ public final class GraphRunner: @unchecked Sendable {
                 context.fail(error, node: source.name)
                 break
             }
-            guard var frame = next else { break }
+            let lost = source.framesLostToDamage
+            guard var frame = next else {
+                source.counters.update { $0.droppedCorrupt = lost }
+                break
+            }
             let end = clock.now()
-            source.counters.update { $0.received += 1; $0.processed += 1; $0.latency.record(end - start) }
+            source.counters.update { $0.received += 1; $0.processed += 1; $0.latency.record(end - start); $0.droppedCorrupt = lost }
             context.tracer?.span(source.name, category: source.kind, lane: lane, start: start, end: end, sequence: sequence)
             if paced {
                 let first = firstMediaTime ?? frame.mediaTime
@@ -236,7 +265,7 @@ public final class GraphRunner: @unchecked Sendable {
     }
 
     /// Nodes reachable from `sources`, upstream first; throws on wiring errors.
-    static func topologicalOrder(from sources: [SourceNode]) throws -> [Node] {
+    static func topologicalOrder(from sources: [SourceNode], limit: Int = RunOptions.maxNodesDefault) throws -> [Node] {
         guard !sources.isEmpty else { throw GraphError.noSource }
         var all: [Node] = []
         var seen: Set<ObjectIdentifier> = []
@@ -246,6 +275,7 @@ public final class GraphRunner: @unchecked Sendable {
             all.append(node)
             stack.append(contentsOf: node.targets.map(\.node))
         }
+        guard all.count <= limit else { throw GraphError.tooManyNodes(count: all.count, limit: limit) }
         var indegree: [ObjectIdentifier: Int] = [:]
         var connected: [ObjectIdentifier: Set<Int>] = [:]
         for node in all {

@@ -54,6 +54,14 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
         inputs.first
     }
 
+    /// Files this node reads (a video, a model, an image), as given. The runner checks them before
+    /// anything is opened: no output may name one of them. Default: none.
+    open var filesRead: [String] { [] }
+
+    /// Files this node writes, as given (for a pattern, the first file it would write). The runner
+    /// refuses an output that is also an input or another node's output. Default: none.
+    open var filesWritten: [String] { [] }
+
     /// Called once before the first frame (open files, allocate scratch memory).
     open func start(context: RunContext) throws {}
 
@@ -88,6 +96,12 @@ open class SourceNode: Node, @unchecked Sendable {
     open func outputDescription() throws -> FrameDescription {
         throw GraphError.nodeFailed(node: name, reason: "\(kind) does not say what it emits (override outputDescription())")
     }
+
+    /// Frames lost so far to damage inside the input (skipped; reading went on). Default: 0.
+    open var framesLostToDamage: Int { 0 }
+
+    /// One line naming where the damage was (file, byte offset), when ``framesLostToDamage`` > 0.
+    open var damageNote: String? { nil }
 
     /// The next frame (its `mediaTime` set), or nil at the end of the input. Errors end the input:
     /// what was produced before still flows to the sinks.

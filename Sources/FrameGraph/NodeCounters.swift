@@ -17,6 +17,10 @@ public final class NodeCounters: Sendable {
         /// Frames a source could not deliver: a camera's frames lost at the driver (gaps in its
         /// sequence numbers), skipped for a newer one (latest-frame semantics), or damaged.
         public var droppedAtSource = 0
+        /// Frames a file source lost to damage inside the file (skipped; reading went on).
+        public var droppedCorrupt = 0
+        /// Predictions whose outputs held NaN or infinite values (replaced by 0; the run went on).
+        public var nonFinite = 0
         /// Output ticks that repeated the previous frame because nothing new had arrived.
         public var duplicated = 0
         /// Output ticks that wrote nothing because nothing new had arrived (skip policy).

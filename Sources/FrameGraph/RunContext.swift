@@ -40,6 +40,22 @@ public final class RunContext: Sendable {
         requestStop()
     }
 
+    /// The files the run reads, by identity (set by validation).
+    private let inputFiles = Protected<[FileCheck.Identity: String]>([:])
+
+    func setInputFiles(_ paths: [String]) {
+        var byIdentity: [FileCheck.Identity: String] = [:]
+        for p in paths { if let id = FileCheck.identity(of: p) { byIdentity[id] = p } }
+        inputFiles.withLock { $0 = byIdentity }
+    }
+
+    /// The input of this run that `path` names (the same file under any name), if any: sinks whose file
+    /// names change during the run (a PNG pattern) check each name before writing.
+    public func inputFile(sameAs path: String) -> String? {
+        guard let id = FileCheck.identity(of: path) else { return nil }
+        return inputFiles.withLock { $0[id] }
+    }
+
     /// The error that stopped the run, if one did.
     public var firstFailure: GraphFailure? { failure.withLock { $0 } }
 }

@@ -32,6 +32,14 @@ public struct RunOptions: Sendable {
     public var clock: any RunClock = MonotonicClock()
     /// Write a Chrome trace-event file here. Default: none.
     public var traceURL: URL?
+    /// Files written by the caller beside the graph's own outputs (the CLI's `--stats`), checked with
+    /// them before anything is opened: path → who writes it. Default: none.
+    public var otherOutputs: [String: String] = [:]
+    /// Most nodes a graph may have (checked by validation; frames pass inline nodes by nested calls,
+    /// so a bound keeps the stack bounded). Default: ``RunOptions/maxNodesDefault``.
+    public var maxNodes: Int = RunOptions.maxNodesDefault
+    /// The default node limit: far above any real pipeline.
+    public static let maxNodesDefault = 1000
 
     public init(mode: RunMode = .offline, fps: Double = 30, tickPolicy: TickPolicy = .reuse,
                 clock: any RunClock = MonotonicClock(), traceURL: URL? = nil) {

@@ -32,6 +32,10 @@ public struct NodeReport: Codable, Sendable {
     public var skippedTicks: Int
     /// Frames a source could not deliver (a camera: lost at the driver, skipped for a newer one, damaged).
     public var droppedAtSource: Int
+    /// Frames a file source lost to damage inside the file.
+    public var droppedCorrupt: Int
+    /// Predictions whose outputs held NaN or infinite values (replaced by 0).
+    public var nonFinite: Int
     /// Time per frame inside the node.
     public var latency: LatencySummary
     /// Capture-to-output latency of new frames (sinks only).
@@ -53,6 +57,10 @@ public struct RunReport: Codable, Sendable {
     public var framesIn: Int
     /// Frames the sources dropped before emitting them (cameras: driver gaps, latest-frame skips).
     public var droppedAtSource: Int
+    /// Frames lost to damage inside input files (skipped; the rest was read).
+    public var droppedCorrupt: Int
+    /// Predictions with NaN or infinite outputs, all network nodes together (replaced by 0).
+    public var nonFinite: Int
     public var admitted: Int
     public var droppedBusy: Int
     public var droppedLate: Int
@@ -66,6 +74,8 @@ public struct RunReport: Codable, Sendable {
     /// Why the run ended early, if it did.
     public var failure: GraphFailure?
     public var interrupted: Bool
+    /// Whether frames started to flow (false for a run interrupted or failed before its start).
+    public var started: Bool = true
 
     public init(nodes graphNodes: [Node], context: RunContext, elapsed: Double) {
         mode = context.mode.rawValue
@@ -73,7 +83,7 @@ public struct RunReport: Codable, Sendable {
         elapsedSeconds = elapsed
         cpuSeconds = RunReport.processCPUSeconds()
         nodes = []
-        var framesIn = 0, atSource = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
+        var framesIn = 0, atSource = 0, corrupt = 0, nonFinite = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
         var primary: NodeCounters.Snapshot?
         for node in graphNodes {
             let s = node.counters.snapshot
@@ -82,9 +92,11 @@ public struct RunReport: Codable, Sendable {
                                     emitted: s.emitted, droppedBusy: s.droppedBusy, droppedLate: s.droppedLate,
                                     duplicated: s.duplicated, skippedTicks: s.skippedTicks,
                                     droppedAtSource: s.droppedAtSource,
+                                    droppedCorrupt: s.droppedCorrupt, nonFinite: s.nonFinite,
                                     latency: LatencySummary(s.latency),
                                     endToEnd: isSink ? LatencySummary(s.endToEnd) : nil))
-            if node is SourceNode { framesIn += s.emitted; atSource += s.droppedAtSource }
+            if node is SourceNode { framesIn += s.emitted; atSource += s.droppedAtSource; corrupt += s.droppedCorrupt }
+            nonFinite += s.nonFinite
             if let f = node as? FilterNode, f.runsOnWorker {
                 workerCount += 1
                 admitted += s.processed
@@ -98,6 +110,8 @@ public struct RunReport: Codable, Sendable {
         }
         self.framesIn = framesIn
         droppedAtSource = atSource
+        droppedCorrupt = corrupt
+        self.nonFinite = nonFinite
         self.admitted = workerCount == 0 ? framesIn : admitted
         droppedBusy = busy
         droppedLate = late + (primary?.droppedLate ?? 0)
@@ -110,6 +124,15 @@ public struct RunReport: Codable, Sendable {
         interrupted = context.isStopRequested && context.firstFailure == nil
     }
 
+    /// The report of a run that ended before frames flowed (interrupted, or failed at start-up).
+    public static func beforeStart(options: RunOptions, failure: GraphFailure?, interrupted: Bool) -> RunReport {
+        var report = RunReport(nodes: [], context: RunContext(options: options), elapsed: 0)
+        report.started = false
+        report.failure = failure
+        report.interrupted = interrupted
+        return report
+    }
+
     /// CPU time (user + system) used by this process so far.
     public static func processCPUSeconds() -> Double {
         var usage = rusage()
@@ -118,11 +141,36 @@ public struct RunReport: Codable, Sendable {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
-    /// The report as JSON (pretty-printed, keys sorted).
+    /// The report as JSON (pretty-printed, keys sorted; `failure` is always present, null when the
+    /// run did not fail).
     public func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(fps, forKey: .fps)
+        try c.encode(elapsedSeconds, forKey: .elapsedSeconds)
+        try c.encode(cpuSeconds, forKey: .cpuSeconds)
+        try c.encode(framesIn, forKey: .framesIn)
+        try c.encode(droppedAtSource, forKey: .droppedAtSource)
+        try c.encode(droppedCorrupt, forKey: .droppedCorrupt)
+        try c.encode(nonFinite, forKey: .nonFinite)
+        try c.encode(admitted, forKey: .admitted)
+        try c.encode(droppedBusy, forKey: .droppedBusy)
+        try c.encode(droppedLate, forKey: .droppedLate)
+        try c.encode(duplicated, forKey: .duplicated)
+        try c.encode(skippedTicks, forKey: .skippedTicks)
+        try c.encode(framesOut, forKey: .framesOut)
+        try c.encode(achievedFps.isFinite ? achievedFps : 0, forKey: .achievedFps)
+        try c.encode(endToEnd, forKey: .endToEnd)
+        try c.encode(nodes, forKey: .nodes)
+        try c.encode(failure, forKey: .failure)  // null when the run did not fail
+        try c.encode(interrupted, forKey: .interrupted)
+        try c.encode(started, forKey: .started)
     }
 
     /// One line for a live progress display.
@@ -139,6 +187,12 @@ public struct RunReport: Codable, Sendable {
                             framesIn, admitted, droppedBusy, droppedLate, duplicated, skippedTicks, framesOut, achievedFps))
         if droppedAtSource > 0 {
             lines.append("dropped at source: \(droppedAtSource) (camera frames lost at the driver, skipped for a newer one, or damaged)")
+        }
+        if droppedCorrupt > 0 {
+            lines.append("lost to damage inside input files: \(droppedCorrupt) frames (skipped; the rest was read)")
+        }
+        if nonFinite > 0 {
+            lines.append("predictions with NaN or infinite outputs: \(nonFinite) (those values replaced by 0)")
         }
         lines.append(String(format: "end-to-end latency ms: p50 %.2f  p95 %.2f  p99 %.2f  max %.2f",
                             endToEnd.p50, endToEnd.p95, endToEnd.p99, endToEnd.max))

@@ -3,10 +3,12 @@ import Foundation
 /// Writes a Chrome trace-event file (open it in Perfetto or chrome://tracing): one span per node per
 /// frame, on one track per thread, so overlapping or queued predictions are visible at a glance.
 ///
-/// Events stream to disk through a small buffer; the file is a complete JSON array once ``close()``
-/// has run (Perfetto also opens a file cut short).
+/// Nothing touches the disk until ``begin()`` (the runner calls it once validation has passed);
+/// events then stream to a temporary file beside the destination through a small buffer, and
+/// ``close()`` completes the JSON array and renames the file into place.
 public final class Tracer: Sendable {
     private struct State {
+        var output: OutputFile?
         var handle: FileHandle?
         var buffer = ""
         var first = true
@@ -17,15 +19,28 @@ public final class Tracer: Sendable {
     /// Where the trace is written.
     public let url: URL
 
-    /// Creates (or truncates) the trace file. `origin` is the clock time shown as 0.
+    /// A trace to be written to `url` (checked to be a local path; nothing is created yet). `origin` is
+    /// the clock time shown as 0.
     public init(url: URL, origin: Double) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw GraphError.io(path: url.path, reason: "cannot create trace file")
-        }
-        let handle = try FileHandle(forWritingTo: url)
+        try OutputFile.checkLocal(url.path)
         self.url = url
         self.origin = origin
-        state = Protected(State(handle: handle, buffer: "[\n"))
+        state = Protected(State(buffer: "[\n"))
+    }
+
+    /// Creates the temporary trace file; events recorded before are kept in the buffer.
+    public func begin() throws {
+        try state.withLock { s in
+            guard s.output == nil else { return }
+            let output = try OutputFile(destination: url.path)
+            guard FileManager.default.createFile(atPath: output.temporaryPath, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: output.temporaryPath) else {
+                output.discard()
+                throw GraphError.io(path: url.path, reason: "cannot create the trace file")
+            }
+            s.output = output
+            s.handle = handle
+        }
     }
 
     /// One span: `name` ran on `lane` from `start` to `end` (clock seconds), for frame `sequence`.
@@ -61,17 +76,20 @@ public final class Tracer: Sendable {
     }
 
     private func flush(_ s: inout State) {
-        if let data = s.buffer.data(using: .utf8) { s.handle?.write(data) }
+        guard let handle = s.handle else { return }  // not begun: keep the events until then
+        try? handle.write(contentsOf: Data(s.buffer.utf8))
         s.buffer = ""
     }
 
-    /// Ends the JSON array and closes the file.
+    /// Ends the JSON array, closes the file and moves it into place. Does nothing before ``begin()``.
     public func close() {
         state.withLock { s in
+            guard let output = s.output, s.handle != nil else { return }
             s.buffer += "\n]\n"
             flush(&s)
             try? s.handle?.close()
             s.handle = nil
+            try? output.commit()
         }
     }
 

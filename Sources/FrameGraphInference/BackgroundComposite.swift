@@ -39,6 +39,11 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
     private var small: Frame?
     private let pool = BufferPool(maxFreePerSize: 8)
 
+    override public var filesRead: [String] {
+        if case .image(let path) = mode { return [path] }
+        return []
+    }
+
     public init(name: String = "background", mode: Mode, ownWorker: Bool = true) {
         self.mode = mode
         self.ownWorker = ownWorker

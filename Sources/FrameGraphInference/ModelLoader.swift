@@ -39,12 +39,12 @@ public enum ModelLoader {
     }
 
     /// Imports the model at `path` into the graph IR (format by extension).
-    public static func load(path: String) throws -> NeuralGraph {
+    public static func load(path: String, limits: ModelLimits = .standard) throws -> NeuralGraph {
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "tflite":
-            return try TFLiteImporter.load(path: path)
+            return try TFLiteImporter.load(path: path, limits: limits)
         case "onnx":
-            return try ONNXImporter.load(path: path)
+            return try ONNXImporter.load(path: path, limits: limits)
         default:
             throw ModelError.malformed(file: path, reason: "unknown model format (expected .\(extensions.joined(separator: ", .")))", offset: nil)
         }

@@ -34,6 +34,8 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     /// Folders below which a bare model name is also looked up (see ``ModelLoader/resolve(_:roots:)``).
     public var modelSearchRoots: [String] = []
     public let options: Options
+    /// Bounds the model must fit (file size, memory budget). Default: ``ModelLimits/standard``.
+    public var modelLimits: ModelLimits = .standard
     public let decoder: any OutputDecoder
     private var predictor: Predictor?
     private var input: ModelInput?
@@ -49,6 +51,9 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
 
     override public var kind: String { "network" }
     override public var runsOnWorker: Bool { true }
+    override public var filesRead: [String] {
+        (try? ModelLoader.resolve(modelReference, roots: modelSearchRoots)).map { [$0] } ?? []
+    }
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let frame = inputs.first else { return nil }
@@ -78,7 +83,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         let start = Date()
         do {
             let path = try ModelLoader.resolve(modelReference, roots: modelSearchRoots)
-            let graph = try ModelLoader.load(path: path)
+            let graph = try ModelLoader.load(path: path, limits: modelLimits)
             let p = try Predictor(graph: graph, options: .init(threads: options.threads))
             // One warm-up prediction, so that the first real frame does not pay for first-touch memory.
             try p.predict()
@@ -94,6 +99,23 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         guard let predictor, let input else { throw GraphError.nodeFailed(node: name, reason: "not started") }
         try input.fill(predictor.input(0), from: frame)
         try predictor.predict()
+        if replaceNonFinite(in: predictor) { counters.update { $0.nonFinite += 1 } }
         return try decoder.decode(predictor, for: frame)
+    }
+
+    /// Replaces NaN and ±infinity in every output by 0, so that no decoder or composite sees them
+    /// (a float-to-byte conversion would trap). True when any was found.
+    private func replaceNonFinite(in predictor: Predictor) -> Bool {
+        var found = false
+        for i in 0..<predictor.outputCount {
+            let out = predictor.output(i)
+            let p = out.pointer
+            var bad = false
+            for k in 0..<out.count where !p[k].isFinite { bad = true; break }
+            guard bad else { continue }
+            found = true
+            for k in 0..<out.count where !p[k].isFinite { p[k] = 0 }
+        }
+        return found
     }
 }

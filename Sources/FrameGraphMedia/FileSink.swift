@@ -8,8 +8,9 @@ import FrameGraph
 /// ```swift
 /// resize --> FileSink(name: "out", path: "o.mp4", settings: .init(crf: 20, preset: "fast"))
 /// ```
-/// The file is finalized in ``finish(context:)``, which the runner always calls, also after Ctrl-C or
-/// an error upstream: what was written so far plays.
+/// The file is written under a temporary name beside `path` and finalized and renamed into place in
+/// ``finish(context:)``, which the runner always calls, also after Ctrl-C or an error upstream: what
+/// was written so far plays, and `path` never holds a half-written file.
 public final class FileSink: SinkNode, @unchecked Sendable {
     public var path: String
     public let settings: MediaWriter.Settings
@@ -36,10 +37,10 @@ public final class FileSink: SinkNode, @unchecked Sendable {
         return nil
     }
 
+    override public var filesWritten: [String] { [path] }
+
     override public func start(context: RunContext) throws {
         guard let input = inputs.first else { return }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         writer = try MediaWriter(path: path, width: input.width, height: input.height, fps: context.fps, settings: settings)
     }
 

@@ -47,13 +47,32 @@ public final class FileSource: SourceNode, @unchecked Sendable {
     /// Frame rate the file announces (valid after start).
     public var frameRate: Double { reader?.frameRate ?? 0 }
 
+    override public var filesRead: [String] { [path] }
+
     override public func start(context: RunContext) throws {
         let reader = try MediaReader(path: path, threads: options.threads)
+        if reader.duration > 0 && options.start >= reader.duration {
+            throw GraphError.invalidOption(node: name, option: "start",
+                                           reason: "\(options.start) s is at or past the end of \(path), which is \(String(format: "%.3f", reader.duration)) s long")
+        }
         if options.start > 0 { try reader.seek(to: options.start) }
         self.reader = reader
     }
 
+    override public var framesLostToDamage: Int { reader?.corruptFrames ?? lostBeforeClose }
+
+    override public var damageNote: String? {
+        guard framesLostToDamage > 0 else { return nil }
+        return "\(path): \(framesLostToDamage) damaged frame\(framesLostToDamage == 1 ? "" : "s") skipped"
+            + ((reader?.firstCorruptOffset ?? firstDamageOffset).map { ", the first near byte \($0)" } ?? "") + "; the rest of the file was read"
+    }
+
+    private var lostBeforeClose = 0
+    private var firstDamageOffset: Int64?
+
     override public func finish(context: RunContext) throws {
+        lostBeforeClose = reader?.corruptFrames ?? lostBeforeClose
+        firstDamageOffset = reader?.firstCorruptOffset ?? firstDamageOffset
         reader = nil
     }
 

@@ -23,7 +23,10 @@ public final class PNGSink: SinkNode, @unchecked Sendable {
 
     override public var kind: String { "png" }
 
+    override public var filesWritten: [String] { [PNGSink.path(pattern, index: 0)] }
+
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
+        try PNGSink.checkPattern(pattern, node: name)
         if let input = inputs.first, case .planarFloat32 = input.format {
             throw GraphError.mismatch(node: name, port: "in", field: "pixel format", expected: "an 8-bit format (add a 'convert' node)",
                                       got: input.format.description)
@@ -31,23 +34,38 @@ public final class PNGSink: SinkNode, @unchecked Sendable {
         return nil
     }
 
-    override public func start(context: RunContext) throws {
-        let directory = URL(fileURLWithPath: pattern).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
     override public func consume(_ frame: Frame, index: Int, context: RunContext) throws {
         guard index % every == 0 else { return }
         let path = PNGSink.path(pattern, index: index)
+        if let input = context.inputFile(sameAs: path) {
+            throw GraphError.io(path: path, reason: "node '\(name)' would overwrite \(input), an input of this run: choose another pattern")
+        }
         try writer.writePNG(frame, to: path)
         written.append(path)
+    }
+
+    /// Widest number field a pattern may ask for (`%032d`).
+    static let maxFieldWidth = 32
+
+    /// Refuses patterns with more than one `%` field or an absurd field width.
+    static func checkPattern(_ pattern: String, node: String) throws {
+        let fields = pattern.ranges(of: #/%0?\d*d/#)
+        guard fields.count <= 1 else {
+            throw GraphError.invalidOption(node: node, option: "path", reason: "'\(pattern)' has \(fields.count) number fields; use one (%d or %05d)")
+        }
+        if let field = fields.first {
+            let digits = pattern[field].dropFirst().dropLast().drop { $0 == "0" }
+            guard digits.count <= 2, (Int(digits) ?? 0) <= maxFieldWidth else {
+                throw GraphError.invalidOption(node: node, option: "path", reason: "'\(pattern[field])' is wider than %0\(maxFieldWidth)d")
+            }
+        }
     }
 
     /// `pattern` with its `%d`-style field replaced by `index`.
     static func path(_ pattern: String, index: Int) -> String {
         guard let range = pattern.range(of: #"%0?\d*d"#, options: .regularExpression) else { return pattern }
         let spec = String(pattern[range])
-        let width = Int(spec.dropFirst().dropLast()) ?? 0
+        let width = min(maxFieldWidth, Int(spec.dropFirst().dropLast().prefix(4)) ?? 0)
         let padZero = spec.hasPrefix("%0")
         var number = String(index)
         if number.count < width { number = String(repeating: padZero ? "0" : " ", count: width - number.count) + number }

@@ -11,11 +11,12 @@ public struct Pipeline: @unchecked Sendable {
     /// The node called `name`.
     public func node(_ name: String) -> Node? { nodes.first { $0.name == name }?.node }
 
+    /// Largest pipeline file read (far above any real one).
+    public static let maxFileBytes: Int64 = 4 << 20
+
     /// Reads and parses a pipeline file without building it (so options can be overridden first).
     public static func parseFile(path: String) throws -> PipelineDocument {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw GraphError.io(path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file")
-        }
+        let data = try FileCheck.read(path, what: "pipeline file", maxBytes: maxFileBytes)
         guard let text = String(data: data, encoding: .utf8) else {
             throw PipelineError(file: path, line: 1, column: 1, message: "the file is not UTF-8 text")
         }
@@ -37,6 +38,11 @@ public struct Pipeline: @unchecked Sendable {
     /// Makes the nodes of `document` and connects them.
     public static func build(_ document: PipelineDocument, catalog: NodeCatalog = .standard) throws -> Pipeline {
         let file = document.file
+        if document.declarations.count > RunOptions.maxNodesDefault {
+            let d = document.declarations[RunOptions.maxNodesDefault]
+            throw PipelineError(file: file, line: d.location.line, column: d.location.column,
+                                message: "the pipeline declares \(document.declarations.count) nodes, more than the limit of \(RunOptions.maxNodesDefault)")
+        }
         var nodes: [(name: String, type: String, node: Node)] = []
         for d in document.declarations {
             guard let type = catalog.types[d.type] else {
@@ -90,6 +96,24 @@ public struct Pipeline: @unchecked Sendable {
         if sources.isEmpty {
             throw PipelineError(file: file, line: 1, column: 1, message: "the pipeline declares no source (file, camera or pattern)")
         }
+        try checkReachable(nodes: nodes, sources: sources, document: document)
         return Pipeline(nodes: nodes, sources: sources)
+    }
+
+    /// Every declared node must receive frames from a source: a node left out of the connections (or
+    /// in a loop of its own) would silently do nothing. Iterative, so any graph size is fine.
+    static func checkReachable(nodes: [(name: String, type: String, node: Node)], sources: [SourceNode],
+                               document: PipelineDocument) throws {
+        var reached = Set<ObjectIdentifier>()
+        var stack: [Node] = sources
+        while let node = stack.popLast() {
+            guard reached.insert(ObjectIdentifier(node)).inserted else { continue }
+            stack.append(contentsOf: node.targets.map(\.node))
+        }
+        let missing = nodes.filter { !reached.contains(ObjectIdentifier($0.node)) }
+        guard let first = missing.first, let d = document.declarations.first(where: { $0.name == first.name }) else { return }
+        let names = missing.map { "'\($0.name)'" }.joined(separator: ", ")
+        throw PipelineError(file: document.file, line: d.location.line, column: d.location.column,
+                            message: "node\(missing.count == 1 ? "" : "s") \(names) \(missing.count == 1 ? "is" : "are") not connected to any source: connect \(missing.count == 1 ? "it" : "them") (a -> \(first.name)) or remove \(missing.count == 1 ? "it" : "them")")
     }
 }

@@ -2,12 +2,19 @@
 /// with its line and column.
 public enum PipelineParser {
     /// Parses `text`; `file` is used in error messages.
+    /// Lines may end in LF or CRLF; a UTF-8 byte-order mark at the start is ignored.
     public static func parse(_ text: String, file: String) throws -> PipelineDocument {
         var document = PipelineDocument(file: file)
         var names: [String: PipelineDocument.Location] = [:]
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        var scalars = text.unicodeScalars[...]
+        if scalars.first == "\u{FEFF}" { scalars = scalars.dropFirst() }
+        // Split on scalars: in Swift "\r\n" is one Character, so a Character split would miss CRLF.
+        let lines = scalars.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, scalarLine) in lines.enumerated() {
             let lineNumber = index + 1
-            let tokens = try tokenize(String(line), line: lineNumber, file: file)
+            var line = String(String.UnicodeScalarView(scalarLine))
+            if line.unicodeScalars.last == "\r" { line = String(String.UnicodeScalarView(line.unicodeScalars.dropLast())) }
+            let tokens = try tokenize(line, line: lineNumber, file: file)
             guard let first = tokens.first else { continue }
             func fail(_ token: Token, _ message: String) -> PipelineError {
                 PipelineError(file: file, line: lineNumber, column: token.column, message: message)

@@ -7,33 +7,50 @@ extension NeuralGraph {
         return counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
-    /// Floating-point operations of one prediction (a multiply-add counts as 2).
+    /// Floating-point operations of one prediction (a multiply-add counts as 2); saturates at
+    /// `Int.max` for absurd graphs instead of overflowing.
     public var flops: Int {
-        nodes.reduce(0) { $0 + flops(of: $1) }
+        nodes.reduce(0) { total, node in
+            let (sum, overflow) = total.addingReportingOverflow(flops(of: node))
+            return overflow ? Int.max : sum
+        }
     }
 
     /// Floating-point operations of one node.
     public func flops(of node: NeuralNode) -> Int {
-        let out = tensors[node.outputs[0]].shape
-        let outCount = out.reduce(1, *)
-        func shape(_ i: Int) -> [Int] { node.inputs.count > i && node.inputs[i] >= 0 ? tensors[node.inputs[i]].shape : [] }
+        /// Product of `factors`, saturating at Int.max (negative factors count as 0).
+        func product(_ factors: [Int]) -> Int {
+            var p = 1
+            for f in factors {
+                guard f > 0 else { return 0 }
+                let (r, o) = p.multipliedReportingOverflow(by: f)
+                if o { return Int.max }
+                p = r
+            }
+            return p
+        }
+        func shape(_ i: Int) -> [Int] {
+            node.inputs.count > i && tensors.indices.contains(node.inputs[i]) ? tensors[node.inputs[i]].shape : []
+        }
+        guard let first = node.outputs.first, tensors.indices.contains(first) else { return 0 }
+        let outCount = product(tensors[first].shape)
         switch node.operation {
         case .conv2d:
             let f = shape(1)  // [O, H, W, I]
-            return f.count == 4 ? 2 * outCount * f[1] * f[2] * f[3] : 0
+            return f.count == 4 ? product([2, outCount, f[1], f[2], f[3]]) : 0
         case .depthwiseConv2d:
             let f = shape(1)  // [1, H, W, C]
-            return f.count == 4 ? 2 * outCount * f[1] * f[2] : 0
+            return f.count == 4 ? product([2, outCount, f[1], f[2]]) : 0
         case .transposeConv2d:
             let f = shape(1), i = shape(0)
-            return f.count == 4 && i.count == 4 ? 2 * i[1] * i[2] * f[0] * f[1] * f[2] * f[3] : 0
+            return f.count == 4 && i.count == 4 ? product([2, i[1], i[2], f[0], f[1], f[2], f[3]]) : 0
         case .fullyConnected:
             let w = shape(1)
-            return w.count == 2 ? 2 * outCount * w[1] : 0
+            return w.count == 2 ? product([2, outCount, w[1]]) : 0
         case .averagePool2d(let p), .maxPool2d(let p):
-            return outCount * p.filterH * p.filterW
+            return product([outCount, p.filterH, p.filterW])
         case .mean:
-            return shape(0).reduce(1, *)
+            return product(shape(0))
         case .reshape, .concatenation, .pad:
             return 0
         default:

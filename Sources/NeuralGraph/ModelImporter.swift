@@ -10,13 +10,54 @@ public protocol ModelImporter {
 extension ModelImporter {
     /// Loads the model at `path`. Errors reading the file are passed on as they are; everything about
     /// its content is a ``ModelError``.
-    public static func load(path: String) throws -> NeuralGraph {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-        return try load(bytes: [UInt8](data), fileName: (path as NSString).lastPathComponent)
+    /// The file must be a regular file within `limits.maxFileBytes` (checked before it is read), and
+    /// the imported graph must pass ``NeuralGraph/checkResources(_:file:)``.
+    public static func load(path: String, limits: ModelLimits = .standard) throws -> NeuralGraph {
+        let name = (path as NSString).lastPathComponent
+        let data = try ModelFile.read(path, maxBytes: limits.maxFileBytes)
+        let graph = try load(bytes: [UInt8](data), fileName: name)
+        try graph.checkResources(limits, file: name)
+        return graph
     }
 
     /// Loads a model from `data`; `fileName` names it in error messages.
-    public static func load(data: Data, fileName: String) throws(ModelError) -> NeuralGraph {
-        try load(bytes: [UInt8](data), fileName: fileName)
+    public static func load(data: Data, fileName: String, limits: ModelLimits = .standard) throws(ModelError) -> NeuralGraph {
+        let graph = try load(bytes: [UInt8](data), fileName: fileName)
+        try graph.checkResources(limits, file: fileName)
+        return graph
+    }
+}
+
+/// Reading a model file: a regular file of bounded size (checked before reading, so a FIFO does not
+/// block and a huge sparse file is not read), with errors in plain words.
+public enum ModelFile {
+    public static func read(_ path: String, maxBytes: Int64) throws(ModelError) -> Data {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw ModelError.malformed(file: path, reason: errno == ENOENT ? "no such file" : String(cString: strerror(errno)), offset: nil)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            let kind: String
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: kind = "a folder"
+            case S_IFIFO: kind = "a FIFO (named pipe)"
+            case S_IFCHR: kind = "a character device"
+            case S_IFBLK: kind = "a block device"
+            case S_IFSOCK: kind = "a socket"
+            default: kind = "not a regular file"
+            }
+            throw ModelError.malformed(file: path, reason: "is \(kind), not a model file", offset: nil)
+        }
+        guard Int64(info.st_size) <= maxBytes else {
+            throw ModelError.malformed(file: path, reason: "the file is \(info.st_size) bytes, over the limit of \(maxBytes) bytes", offset: nil)
+        }
+        guard access(path, R_OK) == 0 else {
+            throw ModelError.malformed(file: path, reason: "permission denied (cannot read it)", offset: nil)
+        }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+        } catch {
+            throw ModelError.malformed(file: path, reason: "cannot read it (\(String(cString: strerror(errno))))", offset: nil)
+        }
     }
 }

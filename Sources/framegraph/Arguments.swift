@@ -1,3 +1,5 @@
+import Foundation
+
 /// The command line, split into positional words and `--flag value` options, with clear errors.
 struct Arguments {
     struct UsageError: Error, CustomStringConvertible {
@@ -45,10 +47,20 @@ struct Arguments {
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func has(_ name: String) -> Bool { flags.contains(name) }
 
-    func number(_ name: String) throws -> Double? {
+    /// The number given to `--name`, checked against `range`.
+    func number(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
         guard let text = value(name) else { return nil }
-        guard let v = Double(text), v.isFinite, v > 0 else {
-            throw UsageError(description: "--\(name) expects a positive number, got '\(text)'")
+        guard let v = Double(text), v.isFinite, range.contains(v) else {
+            throw UsageError(description: "--\(name) expects a number from \(String(format: "%g", range.lowerBound)) to \(String(format: "%g", range.upperBound)), got '\(text)'")
+        }
+        return v
+    }
+
+    /// The integer given to `--name` (or `defaultValue`), checked against `range`.
+    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text = value(name) else { return defaultValue }
+        guard let v = Int(text), range.contains(v) else {
+            throw UsageError(description: "--\(name) expects an integer from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
         }
         return v
     }

@@ -9,6 +9,7 @@ struct FrameGraphCLI {
     static let version = "0.1.0"
 
     static func main() {
+        Interrupts.shared.install()  // first: an interrupt at any moment ends cleanly with status 130
         let words = Array(CommandLine.arguments.dropFirst())
         let status: Int32
         do {

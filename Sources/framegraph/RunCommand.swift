@@ -16,6 +16,7 @@ struct RunCommand {
         guard let path = arguments.positional.dropFirst().first else {
             throw Arguments.UsageError(description: "\(checkOnly ? "check" : "run") needs a pipeline file, e.g. pipelines/transcode.fg")
         }
+        if !checkOnly { Interrupts.shared.hold() }
         var options = RunOptions()
         if let mode = arguments.value("mode") {
             guard let m = RunMode(rawValue: mode) else { throw Arguments.UsageError(description: "--mode expects live or offline, got '\(mode)'") }
@@ -25,8 +26,11 @@ struct RunCommand {
             guard let p = TickPolicy(rawValue: policy) else { throw Arguments.UsageError(description: "--policy expects reuse or skip, got '\(policy)'") }
             options.tickPolicy = p
         }
-        options.fps = try arguments.number("fps") ?? 30
+        options.fps = try arguments.number("fps", in: RunCommand.fpsRange) ?? 30
         if let trace = arguments.value("trace") { options.traceURL = URL(fileURLWithPath: trace) }
+        let statsPath = arguments.value("stats")
+        if let statsPath { options.otherOutputs[statsPath] = "--stats" }
+        let duration = try arguments.number("duration", in: RunCommand.durationRange)
 
         var document = try Pipeline.parseFile(path: path)
         let camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
@@ -34,8 +38,10 @@ struct RunCommand {
         if camera.path != nil && arguments.value("input") != nil {
             throw Arguments.UsageError(description: "--input and --camera both name the source; give one of them")
         }
+        // The camera first: it turns the file source into a camera, and `--set` then applies to that.
+        let usesCamera = try camera.apply(to: &document)
         try applyOverrides(to: &document)
-        if try camera.apply(to: &document) {
+        if usesCamera {
             // A camera delivers in real time: the run is live.
             if arguments.value("mode") == "offline" {
                 throw Arguments.UsageError(description: "--mode offline cannot read a camera: a camera is always live (leave --mode out); to process every frame, record to a file first and run that offline")
@@ -69,8 +75,9 @@ struct RunCommand {
                 FileHandle.standardError.write(Data("camera \(c.settings.path): \(granted)\(differences.isEmpty ? "" : " (granted \(differences.joined(separator: ", ")))")\n".utf8))
             }
         }
-        let interrupts = Interrupts { runner.stop() }
-        if let limit = try arguments.number("duration") {
+        let interrupts = Interrupts.shared
+        interrupts.onInterrupt { runner.stop() }
+        if let limit = duration {
             let context = runner.context
             // Counted from the start of the run proper (after models load and files open): the run
             // marks its start just before the first frame, so the target is re-read until reached.
@@ -93,14 +100,11 @@ struct RunCommand {
         }
         let report = try runner.run(progress: progress)
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        if let stats = arguments.value("stats") {
-            do {
-                try report.json().write(to: URL(fileURLWithPath: stats))
-            } catch {
-                FileHandle.standardError.write(Data("framegraph: cannot write stats to \(stats): \(error.localizedDescription)\n".utf8))
-            }
-        }
+        if let statsPath { writeStats(report, to: statsPath) }
         if !quiet { print(report.table()) }
+        for source in pipeline.sources {
+            if let note = source.damageNote { FileHandle.standardError.write(Data("framegraph: warning: \(note)\n".utf8)) }
+        }
         for c in cameras where !quiet {
             let s = c.statistics
             print("camera \(c.settings.path): \(s.frames) frames, dropped at source \(s.droppedAtSource) (lost at the driver \(s.lostAtDriver), skipped for a newer one \(s.skippedForNewer), damaged \(s.damaged))\(s.reconnects > 0 ? ", reconnected \(s.reconnects)x" : "")")
@@ -110,6 +114,21 @@ struct RunCommand {
             return 1
         }
         return interrupts.interrupted ? 130 : 0
+    }
+
+    /// Output clock rates `--fps` accepts.
+    static let fpsRange = 0.1...1000.0
+    /// Run lengths `--duration` accepts, in seconds (up to a year).
+    static let durationRange = 0.001...31_536_000.0
+
+    /// Writes the statistics beside their destination and renames them into place; a failure is
+    /// reported, not fatal (the run's outputs are already complete).
+    private func writeStats(_ report: RunReport, to path: String) {
+        do {
+            try OutputFile.write(try report.json(), to: path)
+        } catch {
+            FileHandle.standardError.write(Data("framegraph: cannot write stats to \(path): \(describe(error))\n".utf8))
+        }
     }
 
     private func isWorker(_ node: Node) -> Bool {
