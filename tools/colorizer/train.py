@@ -351,11 +351,11 @@ def annealed(logits, centres_t, T=T_TRAIN):
 
 
 # ----------------------------------------------------------------------------- eval
-def eval_set(rgbs):
+def eval_set(rgbs, dev):
     """List of uint8 HxWx3 -> (x [N,1,256,256], ab [N,2,64,64]) as at inference (stretched, antialiased)."""
     xs, abs_ = [], []
     for im in rgbs:
-        t = torch.from_numpy(im).permute(2, 0, 1)[None].float() / 255.0
+        t = torch.from_numpy(np.ascontiguousarray(im)).to(dev).permute(2, 0, 1)[None].float() / 255.0
         lab = rgb2lab_t(t)
         xs.append(F.interpolate(lab[:, :1], size=(IMG, IMG), mode="bilinear", align_corners=False, antialias=True) / 50.0 - 1.0)
         abs_.append(F.interpolate(lab[:, 1:], size=(OUT_RES, OUT_RES), mode="area"))
@@ -365,6 +365,8 @@ def eval_set(rgbs):
 @torch.no_grad()
 def measure(net, data, centres_t, class_w):
     x, ab = data
+    bench = torch.backends.cudnn.benchmark
+    torch.backends.cudnn.benchmark = False        # eval batch sizes vary: no per-shape autotuning
     losses, se, se0 = [], 0.0, 0.0
     for i in range(0, len(x), 64):
         lg = net(x[i:i + 64])
@@ -372,6 +374,7 @@ def measure(net, data, centres_t, class_w):
         p = annealed(lg, centres_t)
         se += float(((p - ab[i:i + 64]) ** 2).sum())
         se0 += float((ab[i:i + 64] ** 2).sum())
+    torch.backends.cudnn.benchmark = bench
     return sum(losses) / len(x), math.sqrt(se / max(se0, 1e-9))
 
 
@@ -457,12 +460,16 @@ def main():
     centres = cc.in_gamut_bins(96)
     Q = len(centres)
 
+    ct_dev = torch.as_tensor(centres, device=dev)
+
     def bin_hist(ims):
-        counts = np.zeros(Q, np.int64)
+        """Nearest-bin counts of the a/b of every 2nd pixel (on the GPU)."""
+        counts = torch.zeros(Q, dtype=torch.int64, device=dev)
         for im in ims:
-            lab = rgb2lab(im[::2, ::2].astype(np.float64) / 255.0)
-            counts += np.bincount(cc.nearest_bin(lab[..., 1:], centres).ravel(), minlength=Q)
-        return counts
+            t = torch.from_numpy(np.ascontiguousarray(im[::2, ::2])).to(dev).permute(2, 0, 1)[None].float() / 255.0
+            ab = rgb2lab_t(t)[0, 1:].reshape(2, -1).t()
+            counts += torch.bincount(torch.cdist(ab, ct_dev).argmin(1), minlength=Q)
+        return counts.cpu().numpy()
     c_photo = bin_hist(tr_rgbs)
     c_cam = bin_hist([f for fr, _ in wtrain.values() for f in fr[::3]])
     p_mix = (1 - a.webcam_frac) * c_photo / c_photo.sum() + a.webcam_frac * c_cam / c_cam.sum()
@@ -496,11 +503,11 @@ def main():
 
     # evaluation sets (no augmentation, as at inference)
     ev = {
-        "webcam_heldout": eval_set([f for fr, _ in wheld.values() for f in fr]),
-        "webcam_train": eval_set([f for fr, _ in wtrain.values() for f in fr[::6]]),
-        "photos_heldout": eval_set(ho_rgbs),
-        "photos_train": eval_set(tr_rgbs[::9]),
-        "val20": eval_set(vrgbs[:20]),
+        "webcam_heldout": eval_set([f for fr, _ in wheld.values() for f in fr], dev),
+        "webcam_train": eval_set([f for fr, _ in wtrain.values() for f in fr[::6]], dev),
+        "photos_heldout": eval_set(ho_rgbs, dev),
+        "photos_train": eval_set(tr_rgbs[::9], dev),
+        "val20": eval_set(vrgbs[:20], dev),
     }
     ev = {k: (x.to(dev), y.to(dev)) for k, (x, y) in ev.items()}
     log("eval sets:", {k: len(v[0]) for k, v in ev.items()})
@@ -545,6 +552,8 @@ def main():
         if time.time() - last_eval > (5 if a.smoke else a.eval_every) or (not mid_done and frac >= 0.5):
             last_eval = time.time()
             ema.module.eval()
+            if step <= 3 or len(curves) < 3:
+                log(f"  step {step} at {time.time() - t_start:.1f}s")
             row = dict(t=round(time.time() - t_start, 1), step=step, lr=lr, train_loss_aug=run_loss, temporal_term=run_tmp)
             for k, d in ev.items():
                 row[k + "_loss"], row[k + "_rmse_ratio"] = measure(ema.module, d, centres_t, class_w)
