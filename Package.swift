@@ -51,6 +51,13 @@ let package = Package(
         .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters"]),
         .executableTarget(name: "framegraph", dependencies: ["FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera", "XNNPACKRuntime", "NeuralGraph"]),
 
+        // libFuzzer targets (tools/fuzz/run.sh builds them with -D FUZZING -sanitize=fuzzer,address);
+        // a normal build makes them replay tools: `fuzz-tflite FILE…` runs each input once.
+        .target(name: "FuzzSupport", dependencies: ["NeuralGraph", "XNNPACKRuntime"], path: "tools/fuzz/targets/FuzzSupport"),
+        .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-tflite"),
+        .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", "ONNXImport"], path: "tools/fuzz/targets/fuzz-onnx"),
+        .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),
+
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
         .target(name: "TestSupport", dependencies: ["FrameGraph", "FFmpegSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "FrameGraphTests", dependencies: ["FrameGraph"]),

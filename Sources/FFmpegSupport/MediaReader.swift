@@ -160,6 +160,12 @@ public final class MediaReader {
                 return try convert(decoded)
             }
             if status == fg_averror_eof() {
+                if pendingDamage == nil, corruptFrames > 0, duration > 0, let last = previousMediaTime,
+                   last + max(0.5, duration / 10) < duration {
+                    // Damaged data and then an early end: the demuxer could not find its way back.
+                    pendingDamage = Damage(path: path, reason: String(format: "reading stopped at %.2f s of %.2f s after damaged data", last, duration),
+                                           byteOffset: firstCorruptOffset ?? currentOffset, framesDecoded: framesDecoded)
+                }
                 if let damage = pendingDamage {
                     pendingDamage = nil
                     finished = true

@@ -17,12 +17,18 @@ public final class MediaWriter {
         /// FFmpeg encoder name. Default: libx264.
         public var codec = "libx264"
         /// Constant rate factor (quality; lower is better). Default: 23.
-        public var crf = 23
+        public var crf = Settings.defaultCRF
         /// x264 speed preset. Default: veryfast.
-        public var preset = "veryfast"
+        public var preset = Settings.defaultPreset
         /// Encoder threads; 0 lets the encoder choose. Default: 0.
         public var threads = 0
-        public init(codec: String = "libx264", crf: Int = 23, preset: String = "veryfast", threads: Int = 0) {
+        /// The default quality.
+        public static let defaultCRF = 23
+        /// The default x264 preset.
+        public static let defaultPreset = "veryfast"
+        /// x264's speed presets, fastest first.
+        public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+        public init(codec: String = "libx264", crf: Int = Settings.defaultCRF, preset: String = Settings.defaultPreset, threads: Int = 0) {
             self.codec = codec
             self.crf = crf
             self.preset = preset

@@ -26,7 +26,7 @@ public enum FileCheck {
         }
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw GraphError.io(path: path, reason: "\(what): \(errno == ENOENT ? "no such file" : String(cString: strerror(errno)))")
+            throw GraphError.io(path: path, reason: errno == ENOENT ? "no such file" : "\(what): \(String(cString: strerror(errno)))")
         }
         let kind = info.st_mode & S_IFMT
         guard kind == S_IFREG else {

@@ -138,6 +138,18 @@ public enum PairingPolicy: String, Sendable, CaseIterable {
     case sameFrame = "same"
 }
 
+/// The `pairing` option of composite nodes: a ``PairingPolicy`` or `auto` (follow the run mode).
+public enum PairingChoice: String, Sendable, CaseIterable {
+    case auto, newest, same
+
+    /// The policy it names (nil for `auto`).
+    public var policy: PairingPolicy? { self == .auto ? nil : PairingPolicy(rawValue: rawValue) }
+
+    /// The option, shared by every composite node type.
+    public static let option = NodeOption<PairingChoice>.choice(
+        "pairing", default: .auto, "newest (live default: the newest result), same (offline default: the frame's own), or auto (by mode)")
+}
+
 /// A node with several inputs (frame + mask, foreground + background). It emits when port 0 receives
 /// a frame that can be paired by its ``pairing`` policy (default: by run mode).
 open class CompositeNode: Node, @unchecked Sendable {

@@ -17,8 +17,9 @@ public final class PatternSource: SourceNode, @unchecked Sendable {
 
     /// `frameCount` frames of `width`×`height` (at least 256×16 for the stamp) at `frameRate`, in
     /// `format` (rgb24 or yuv420p).
-    public init(name: String = "pattern", width: Int = 320, height: Int = 240, format: PixelFormat = .rgb24,
-                frameRate: Double = 30, frameCount: Int = 90) {
+    public init(name: String = "pattern", width: Int = OptionSpecs.width.defaultValue, height: Int = OptionSpecs.height.defaultValue,
+                format: PixelFormat = PixelFormat(name: OptionSpecs.format.defaultValue) ?? .yuv420p,
+                frameRate: Double = OptionSpecs.fps.defaultValue, frameCount: Int = OptionSpecs.frames.defaultValue) {
         self.width = width
         self.height = height
         self.format = format
@@ -115,5 +116,17 @@ public final class PatternSource: SourceNode, @unchecked Sendable {
             number = (number << 1) | (v > 128 ? 1 : 0)
         }
         return number
+    }
+}
+
+extension PatternSource {
+    /// The options of the `pattern` node type, each written once.
+    public enum OptionSpecs {
+        public static let width = NodeOption.int("width", default: 640, 256...8192, "frame width (at least 256 for the stamp)")
+        public static let height = NodeOption.int("height", default: 480, 16...8192, "frame height")
+        public static let fps = NodeOption.number("fps", default: 30, 0.1...1000, "frame rate")
+        public static let frames = NodeOption.int("frames", default: 300, 1...10_000_000, "number of frames")
+        public static let format = NodeOption.choice("format", ["rgb24", "yuv420p"], default: "yuv420p", "pixel format")
+        public static let all = [width.spec, height.spec, fps.spec, frames.spec, format.spec]
     }
 }

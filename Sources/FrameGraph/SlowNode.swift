@@ -8,7 +8,7 @@ public final class SlowNode: FilterNode, @unchecked Sendable {
     /// Seconds spent per frame.
     public let delay: Double
 
-    public init(name: String = "slow", delay: Double) {
+    public init(name: String = "slow", delay: Double = OptionSpecs.ms.defaultValue / 1000) {
         self.delay = delay
         super.init(name: name)
     }
@@ -19,5 +19,13 @@ public final class SlowNode: FilterNode, @unchecked Sendable {
     override public func process(_ frame: Frame, context: RunContext) throws -> Frame? {
         context.clock.sleep(for: delay, lane: 100)
         return frame
+    }
+}
+
+extension SlowNode {
+    /// The options of the `slow` node type.
+    public enum OptionSpecs {
+        public static let ms = NodeOption.number("ms", default: 50, 0...60_000, "milliseconds per frame")
+        public static let all = [ms.spec]
     }
 }

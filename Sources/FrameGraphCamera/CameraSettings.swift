@@ -56,9 +56,12 @@ public struct CameraSettings: Sendable, Equatable {
     /// restart with `reconnect`). Default: 5.
     public var stallTimeout: Double
 
-    public init(path: String = "/dev/video0", width: Int = 640, height: Int = 480, fps: Double = 30,
-                format: CameraInputFormat = .auto, pixels: PixelFormat = .yuv420p, buffers: Int = 4,
-                reconnect: Bool = false, reconnectInterval: Double = 0.5, stallTimeout: Double = 5) {
+    public init(path: String = OptionSpecs.path.defaultValue, width: Int = OptionSpecs.width.defaultValue,
+                height: Int = OptionSpecs.height.defaultValue, fps: Double = OptionSpecs.fps.defaultValue,
+                format: CameraInputFormat = OptionSpecs.format.defaultValue,
+                pixels: PixelFormat = PixelFormat(name: OptionSpecs.pixels.defaultValue) ?? .yuv420p,
+                buffers: Int = OptionSpecs.buffers.defaultValue, reconnect: Bool = OptionSpecs.reconnect.defaultValue,
+                reconnectInterval: Double = 0.5, stallTimeout: Double = 5) {
         self.path = path
         self.width = width
         self.height = height
@@ -93,5 +96,22 @@ public struct CameraSettings: Sendable, Equatable {
         let parts = text.lowercased().split(separator: "x")
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
         return (w, h)
+    }
+}
+
+extension CameraSettings {
+    /// The options of the `camera` node type, each written once.
+    public enum OptionSpecs {
+        public static let path = NodeOption.text("path", default: "/dev/video0", "device node (the CLI's --camera replaces it)")
+        public static let width = NodeOption.int("width", default: 640, 16...16384, "requested width (the driver grants the nearest)")
+        public static let height = NodeOption.int("height", default: 480, 16...16384, "requested height")
+        public static let fps = NodeOption.number("fps", default: 30, 0.1...1000, "requested frame rate (the driver grants the nearest)")
+        public static let format = NodeOption<CameraInputFormat>.choice(
+            "format", default: .auto, "the camera's own format: yuyv, mjpeg, or auto (YUYV if it offers size and rate, else MJPEG)")
+        public static let pixels = NodeOption.choice("pixels", ["yuv420p", "rgb24"], default: "yuv420p", "pixel format of the frames it emits")
+        public static let buffers = NodeOption.int("buffers", default: 4, 2...32, "capture buffers in the driver's ring")
+        public static let reconnect = NodeOption.flag("reconnect", default: false,
+                                                      "when unplugged, wait for the camera to come back (looks every 0.5 s) instead of ending the run")
+        public static let all = [path.spec, width.spec, height.spec, fps.spec, format.spec, pixels.spec, buffers.spec, reconnect.spec]
     }
 }

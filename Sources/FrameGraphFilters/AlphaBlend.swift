@@ -93,3 +93,10 @@ public final class AlphaBlend: CompositeNode, @unchecked Sendable {
         return UInt8(truncatingIfNeeded: (v &+ (v &>> 8)) &>> 8)
     }
 }
+
+extension AlphaBlend {
+    /// The options of the `blend` node type.
+    public enum OptionSpecs {
+        public static let all = [PairingChoice.option.spec]
+    }
+}

@@ -82,3 +82,11 @@ public final class ConvertFormat: FilterNode, @unchecked Sendable {
         }
     }
 }
+
+extension ConvertFormat {
+    /// The options of the `convert` node type.
+    public enum OptionSpecs {
+        public static let to = NodeOption<PixelFormat?>.pixelFormat("to", required: true, "target pixel format")
+        public static let all = [to.spec]
+    }
+}

@@ -53,3 +53,15 @@ public final class Crop: FilterNode, @unchecked Sendable {
         frame.cropped(x: resolved.x, y: resolved.y, width: resolved.width, height: resolved.height)
     }
 }
+
+extension Crop {
+    /// The options of the `crop` node type.
+    public enum OptionSpecs {
+        public static let x = NodeOption.int("x", default: 0, 0...100_000, "left edge")
+        public static let y = NodeOption.int("y", default: 0, 0...100_000, "top edge")
+        public static let width = NodeOption<Int?>.int("width", required: false, 1...100_000, "rectangle width (needed unless square=true)")
+        public static let height = NodeOption<Int?>.int("height", required: false, 1...100_000, "rectangle height (needed unless square=true)")
+        public static let square = NodeOption.flag("square", default: false, "the largest centred square instead of a rectangle")
+        public static let all = [x.spec, y.spec, width.spec, height.spec, square.spec]
+    }
+}

@@ -28,7 +28,7 @@ public final class LabRecombine: CompositeNode, @unchecked Sendable {
     public let ownWorker: Bool
     override public var runsOnWorker: Bool { ownWorker }
 
-    public init(name: String = "recombine", ownWorker: Bool = true) {
+    public init(name: String = "recombine", ownWorker: Bool = OptionSpecs.worker.defaultValue) {
         self.ownWorker = ownWorker
         super.init(name: name)
     }
@@ -107,5 +107,13 @@ public final class LabRecombine: CompositeNode, @unchecked Sendable {
         rowKernels = kernels
         out.copyTiming(from: frames[0])
         return out
+    }
+}
+
+extension LabRecombine {
+    /// The options of the `recombine` node type.
+    public enum OptionSpecs {
+        public static let worker = NodeOption.flag("worker", default: true, "recombine on a worker thread of its own (pipelines with the network)")
+        public static let all = [PairingChoice.option.spec, worker.spec]
     }
 }

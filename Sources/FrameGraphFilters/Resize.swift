@@ -20,8 +20,8 @@ public final class Resize: FilterNode, @unchecked Sendable {
     /// Where the picture lands inside the output (the whole frame unless letterboxed).
     private var inner = (x: 0, y: 0, width: 0, height: 0)
 
-    public init(name: String = "resize", width: Int, height: Int, method: Scaler.Method = .bilinear,
-                letterbox: Bool = false, format: PixelFormat? = nil) {
+    public init(name: String = "resize", width: Int, height: Int, method: Scaler.Method = OptionSpecs.method.defaultValue,
+                letterbox: Bool = OptionSpecs.letterbox.defaultValue, format: PixelFormat? = nil) {
         self.width = width
         self.height = height
         self.method = method
@@ -68,5 +68,17 @@ public final class Resize: FilterNode, @unchecked Sendable {
         }
         out.copyTiming(from: frame)
         return out
+    }
+}
+
+extension Resize {
+    /// The options of the `resize` node type.
+    public enum OptionSpecs {
+        public static let width = NodeOption<Int?>.int("width", required: true, 1...16384, "output width")
+        public static let height = NodeOption<Int?>.int("height", required: true, 1...16384, "output height")
+        public static let method = NodeOption<Scaler.Method>.choice("method", default: .bilinear, "interpolation")
+        public static let letterbox = NodeOption.flag("letterbox", default: false, "keep the aspect ratio, pad with black")
+        public static let format = NodeOption<PixelFormat?>.pixelFormat("format", required: false, "output pixel format (default: the input's)")
+        public static let all = [width.spec, height.spec, method.spec, letterbox.spec, format.spec]
     }
 }

@@ -44,7 +44,7 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
         return []
     }
 
-    public init(name: String = "background", mode: Mode, ownWorker: Bool = true) {
+    public init(name: String = "background", mode: Mode, ownWorker: Bool = OptionSpecs.worker.defaultValue) {
         self.mode = mode
         self.ownWorker = ownWorker
         super.init(name: name)
@@ -130,5 +130,21 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
         let out = Frame.make(description)
         try Scaler().scale(rgb, into: out)
         return out
+    }
+}
+
+extension BackgroundComposite {
+    /// The `mode` option's words.
+    public enum ModeName: String, Sendable, CaseIterable { case colour, blur, image, overlay }
+
+    /// The options of the `background` node type.
+    public enum OptionSpecs {
+        public static let mode = NodeOption<ModeName>.choice("mode", default: .colour, "what replaces the background")
+        public static let colour = NodeOption<String?>.text("colour", required: false,
+                                                            "RRGGBB for mode=colour (default 00b140) and the tint for overlay (default ff00ff)")
+        public static let blur = NodeOption.int("blur", default: 16, 2...256, "blur radius in pixels for mode=blur")
+        public static let image = NodeOption<String?>.text("image", required: false, "image file for mode=image")
+        public static let worker = NodeOption.flag("worker", default: true, "composite on a worker thread of its own (pipelines with the network)")
+        public static let all = [mode.spec, colour.spec, blur.spec, image.spec, PairingChoice.option.spec, worker.spec]
     }
 }

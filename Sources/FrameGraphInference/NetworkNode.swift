@@ -23,7 +23,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         public var normalization: InputNormalization?
         /// What the model sees: RGB (default) or the Lab lightness L (0…100, a colorizer's input).
         public var input: ModelInput.Content = .rgb
-        public init(threads: Int = 1, normalization: InputNormalization? = nil, input: ModelInput.Content = .rgb) {
+        public init(threads: Int = OptionSpecs.threads.defaultValue, normalization: InputNormalization? = nil, input: ModelInput.Content = .rgb) {
             self.threads = threads
             self.normalization = normalization
             self.input = input
@@ -117,5 +117,25 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
             for k in 0..<out.count where !p[k].isFinite { p[k] = 0 }
         }
         return found
+    }
+}
+
+extension NetworkNode {
+    /// Options shared by the network node types (`segment`, `colorize`).
+    public enum OptionSpecs {
+        public static let threads = NodeOption.int("threads", default: 1, 1...64, "inference threads")
+        public static let segmentModel = NodeOption<String?>.text(
+            "model", required: true, "model file or name (selfie_segmentation → models/cache/selfie_segmentation.tflite)")
+        public static let colorizeModel = NodeOption.text(
+            "model", default: "colorizer", "model file or name (colorizer → models/colorizer/colorizer.onnx)")
+        /// Input normalisation, value = byte × scale + offset; nil: the model's own (MediaPipe's).
+        public static let scale = NodeOption<Double?>.number(
+            "scale", optional: -1e6...1e6, "input normalisation: value = byte × scale + offset (default: the model's)")
+        public static let offset = NodeOption<Double?>.number("offset", optional: -1e6...1e6, "see scale")
+        /// A colorizer's input normalisation, value = L × scale + offset (default L/50 − 1).
+        public static let lightnessScale = NodeOption.number(
+            "scale", default: Double(InputNormalization.lightness.scale), -1e6...1e6, "input normalisation: value = L × scale + offset")
+        public static let lightnessOffset = NodeOption.number(
+            "offset", default: Double(InputNormalization.lightness.offset), -1e6...1e6, "see scale")
     }
 }

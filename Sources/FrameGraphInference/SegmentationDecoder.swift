@@ -14,7 +14,7 @@ public final class SegmentationDecoder: OutputDecoder {
     private var width = 0, height = 0
     private let pool = BufferPool(maxFreePerSize: 8)
 
-    public init(smoothing: Float = 0) {
+    public init(smoothing: Float = Float(smoothingOption.defaultValue)) {
         self.smoothing = min(max(smoothing, 0), 0.95)
     }
 
@@ -80,4 +80,9 @@ public final class SegmentationDecoder: OutputDecoder {
             }
         }
     }
+}
+
+extension SegmentationDecoder {
+    /// The `smoothing` option of the `segment` node type.
+    public static let smoothingOption = NodeOption.number("smoothing", default: 0, 0...0.95, "weight of the previous mask, 0 … 0.95")
 }

@@ -53,3 +53,16 @@ public final class FileSink: SinkNode, @unchecked Sendable {
         try writer?.finish()
     }
 }
+
+extension FileSink {
+    /// The options of the `encode` node type, each written once (``MediaWriter/Settings`` holds the
+    /// same defaults for programs that use the writer directly).
+    public enum OptionSpecs {
+        public static let path = NodeOption<String?>.text("path", required: true, "output file (the CLI's --output replaces it)")
+        public static let crf = NodeOption.int("crf", default: MediaWriter.Settings.defaultCRF, 0...51, "quality, 0-51 (lower is better)")
+        public static let preset = NodeOption.choice("preset", MediaWriter.Settings.presets, default: MediaWriter.Settings.defaultPreset,
+                                                     "x264 speed preset")
+        public static let threads = NodeOption.int("threads", default: 0, 0...64, "encoder threads (0: encoder chooses)")
+        public static let all = [path.spec, crf.spec, preset.spec, threads.spec]
+    }
+}

@@ -12,15 +12,16 @@ import FrameGraph
 public final class FileSource: SourceNode, @unchecked Sendable {
     /// Options with their defaults.
     public struct Options: Sendable {
-        /// Skip to this time in seconds. Default: 0.
-        public var start: Double = 0
-        /// Stop after this many seconds of media (nil: to the end). Default: nil.
+        /// Skip to this time in seconds (see ``FileSource/OptionSpecs`` for defaults and ranges).
+        public var start: Double
+        /// Stop after this many seconds of media (nil: to the end).
         public var duration: Double?
-        /// Start again at the end, forever (stop with Ctrl-C or a duration). Default: false.
-        public var loop = false
-        /// Decoder threads; 0 lets FFmpeg choose. Default: 0.
-        public var threads = 0
-        public init(start: Double = 0, duration: Double? = nil, loop: Bool = false, threads: Int = 0) {
+        /// Start again at the end, forever (stop with Ctrl-C or a duration).
+        public var loop: Bool
+        /// Decoder threads; 0 lets FFmpeg choose.
+        public var threads: Int
+        public init(start: Double = OptionSpecs.start.defaultValue, duration: Double? = OptionSpecs.duration.defaultValue,
+                    loop: Bool = OptionSpecs.loop.defaultValue, threads: Int = OptionSpecs.threads.defaultValue) {
             self.start = start
             self.duration = duration
             self.loop = loop
@@ -101,5 +102,17 @@ public final class FileSource: SourceNode, @unchecked Sendable {
             framesThisPass = 0
             try reader.seek(to: options.start)
         }
+    }
+}
+
+extension FileSource {
+    /// The options of the `file` node type, each written once.
+    public enum OptionSpecs {
+        public static let path = NodeOption<String?>.text("path", required: true, "input file (the CLI's --input replaces it)")
+        public static let start = NodeOption.number("start", default: 0, 0...10_000_000, "skip to this time, seconds")
+        public static let duration = NodeOption<Double?>.number("duration", optional: 0.001...10_000_000, "stop after this many seconds")
+        public static let loop = NodeOption.flag("loop", default: false, "start again at the end")
+        public static let threads = NodeOption.int("threads", default: 0, 0...64, "decoder threads (0: FFmpeg chooses)")
+        public static let all = [path.spec, start.spec, duration.spec, loop.spec, threads.spec]
     }
 }

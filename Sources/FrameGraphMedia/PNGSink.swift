@@ -15,7 +15,7 @@ public final class PNGSink: SinkNode, @unchecked Sendable {
     /// Files written so far.
     public private(set) var written: [String] = []
 
-    public init(name: String = "png", pattern: String, every: Int = 1) {
+    public init(name: String = "png", pattern: String, every: Int = OptionSpecs.every.defaultValue) {
         self.pattern = pattern
         self.every = max(1, every)
         super.init(name: name)
@@ -70,5 +70,14 @@ public final class PNGSink: SinkNode, @unchecked Sendable {
         var number = String(index)
         if number.count < width { number = String(repeating: padZero ? "0" : " ", count: width - number.count) + number }
         return pattern.replacingCharacters(in: range, with: number)
+    }
+}
+
+extension PNGSink {
+    /// The options of the `png` node type.
+    public enum OptionSpecs {
+        public static let path = NodeOption<String?>.text("path", required: true, "file pattern, e.g. out/frame-%04d.png")
+        public static let every = NodeOption.int("every", default: 1, 1...1_000_000, "write frames 0, N, 2N …")
+        public static let all = [path.spec, every.spec]
     }
 }

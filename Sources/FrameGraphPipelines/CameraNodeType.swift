@@ -10,32 +10,17 @@ extension NodeType {
     public static let camera = NodeType(
         name: "camera", role: .source,
         summary: "a V4L2 camera (libv4l2): newest frame only, driver timestamps, yuv420p or rgb24; always live",
-        options: [
-            OptionSpec("path", .text, default: "/dev/video0", "device node (the CLI's --camera replaces it)"),
-            OptionSpec("width", .int, default: "640", "requested width (the driver grants the nearest)"),
-            OptionSpec("height", .int, default: "480", "requested height"),
-            OptionSpec("fps", .number, default: "30", "requested frame rate (the driver grants the nearest)"),
-            OptionSpec("format", .choice(CameraInputFormat.allCases.map(\.rawValue)), default: "auto",
-                       "the camera's own format: yuyv, mjpeg, or auto (YUYV if it offers size and rate, else MJPEG)"),
-            OptionSpec("pixels", .choice(["yuv420p", "rgb24"]), default: "yuv420p", "pixel format of the frames it emits"),
-            OptionSpec("buffers", .int, default: "4", "capture buffers in the driver's ring"),
-            OptionSpec("reconnect", .flag, default: "false", "when unplugged, wait for the camera to come back (looks every 0.5 s) instead of ending the run"),
-        ]
+        options: CameraSettings.OptionSpecs.all
     ) { name, o in
-        let format = try o.choice("format", CameraInputFormat.allCases.map(\.rawValue), default: "auto")
+        typealias S = CameraSettings.OptionSpecs
         let settings = CameraSettings(
-            path: try o.text("path") ?? "/dev/video0",
-            width: try o.int("width", default: 640, range: 16...16384) ?? 640,
-            height: try o.int("height", default: 480, range: 16...16384) ?? 480,
-            fps: try o.number("fps", default: 30, minimum: 0.1) ?? 30,
-            format: CameraInputFormat(rawValue: format) ?? .auto,
-            pixels: try o.choice("pixels", ["yuv420p", "rgb24"], default: "yuv420p") == "rgb24" ? .rgb24 : .yuv420p,
-            buffers: try o.int("buffers", default: 4, range: 2...32) ?? 4,
-            reconnect: try o.flag("reconnect"))
+            path: try o.value(S.path), width: try o.value(S.width), height: try o.value(S.height), fps: try o.value(S.fps),
+            format: try o.value(S.format), pixels: PixelFormat(name: try o.value(S.pixels)) ?? .yuv420p,
+            buffers: try o.value(S.buffers), reconnect: try o.value(S.reconnect))
         do {
             try settings.validate()
         } catch {
-            throw GraphError.invalidOption(node: name, option: "path", reason: describe(error))
+            throw GraphError.invalidOption(node: name, option: "camera settings", reason: describe(error))
         }
         return CameraSource(name: name, settings: settings)
     }
@@ -106,8 +91,9 @@ public struct CameraCommandLine: Sendable, Equatable {
             values += [("width", "\(s.width)"), ("height", "\(s.height)")]
         }
         if let fps {
-            guard let v = Double(fps), v.isFinite, v > 0 else {
-                throw CameraError.invalidSettings("--camera-fps expects a positive number, got '\(fps)'")
+            let range = CameraSettings.OptionSpecs.fps.spec
+            guard range.problem(with: fps) == nil else {
+                throw CameraError.invalidSettings("--camera-fps: \(range.problem(with: fps) ?? "")")
             }
             values.append(("fps", fps))
         }

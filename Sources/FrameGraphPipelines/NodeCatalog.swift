@@ -1,40 +1,6 @@
 import Foundation
 import FrameGraph
 
-/// One option a node type takes, for parsing and for `framegraph nodes`.
-public struct OptionSpec: Sendable {
-    public enum Kind: Sendable {
-        case int, number, text, flag, format
-        case choice([String])
-
-        var label: String {
-            switch self {
-            case .int: return "integer"
-            case .number: return "number"
-            case .text: return "text"
-            case .flag: return "true|false"
-            case .format: return PixelFormat.knownNames.joined(separator: "|")
-            case .choice(let values): return values.joined(separator: "|")
-            }
-        }
-    }
-
-    public var name: String
-    public var kind: Kind
-    /// The default, as shown in help; nil when the option is required or has no default.
-    public var defaultValue: String?
-    public var required: Bool
-    public var help: String
-
-    public init(_ name: String, _ kind: Kind, default defaultValue: String? = nil, required: Bool = false, _ help: String) {
-        self.name = name
-        self.kind = kind
-        self.defaultValue = defaultValue
-        self.required = required
-        self.help = help
-    }
-}
-
 /// A kind of node that pipeline files can declare: its name, role, options and how to make it.
 public struct NodeType: Sendable {
     public enum Role: String, Sendable { case source, filter, composite, sink }
@@ -83,7 +49,7 @@ public struct NodeCatalog: Sendable {
                 let ports = type.ports.count > 1 ? "  ports: " + type.ports.joined(separator: ", ") : ""
                 lines.append("\(type.name) (\(role.rawValue)): \(type.summary)\(ports)")
                 for o in type.options {
-                    let d = o.required ? "required" : (o.defaultValue.map { "default \($0)" } ?? "optional")
+                    let d = o.required ? "required" : (o.defaultText.map { "default \($0)" } ?? "optional")
                     lines.append("    \(o.name)=<\(o.kind.label)>  \(o.help) [\(d)]")
                 }
             }
@@ -92,8 +58,9 @@ public struct NodeCatalog: Sendable {
     }
 }
 
-/// The options given to one declaration, with typed accessors that report bad values at their place
-/// in the file.
+/// The options given to one declaration, read through their ``NodeOption`` specs: a value given in
+/// the file is checked against the spec's range or choices (errors point at it in the file), an
+/// absent one takes the spec's default.
 public struct OptionValues: Sendable {
     let declaration: PipelineDocument.Declaration
     let specs: [OptionSpec]
@@ -117,61 +84,38 @@ public struct OptionValues: Sendable {
     /// Whether the option was given.
     public func has(_ key: String) -> Bool { option(key) != nil }
 
-    public func text(_ key: String) throws -> String? {
-        option(key)?.value
+    /// Checks every given option against its spec (range, choices, type) and that required ones are
+    /// there: one error, at the value's place in the file, naming node, option, value and range.
+    func validate() throws {
+        for o in declaration.options {
+            guard let spec = specs.first(where: { $0.name == o.key }) else { continue }
+            if let problem = spec.problem(with: o.value) { throw error(o, problem) }
+        }
+        for spec in specs where spec.required {
+            guard let value = option(spec.name)?.value, !value.isEmpty else { throw missing(spec.name) }
+        }
     }
 
-    public func requiredText(_ key: String) throws -> String {
-        guard let value = option(key)?.value, !value.isEmpty else {
-            throw PipelineError(file: file, line: declaration.location.line, column: declaration.location.column,
-                                message: "node '\(declaration.name)' (\(declaration.type)) needs option '\(key)'")
+    func missing(_ key: String) -> PipelineError {
+        PipelineError(file: file, line: declaration.location.line, column: declaration.location.column,
+                      message: "node '\(declaration.name)' (\(declaration.type)) needs option '\(key)'")
+    }
+
+    /// The option's value: as given (checked), else its default. A required option that is missing
+    /// is an error.
+    public func value<Value>(_ spec: NodeOption<Value>) throws -> Value {
+        guard let o = option(spec.name) else {
+            if spec.spec.required { throw missing(spec.name) }
+            return spec.defaultValue
         }
+        if let problem = spec.spec.problem(with: o.value) { throw error(o, problem) }
+        guard let value = spec.parse(o.value) else { throw error(o, "cannot read '\(o.value)'") }
         return value
     }
 
-    public func int(_ key: String, default value: Int? = nil, range: ClosedRange<Int>? = nil) throws -> Int? {
-        guard let o = option(key) else { return value }
-        guard let v = Int(o.value) else { throw error(o, "expected an integer, got '\(o.value)'") }
-        if let range, !range.contains(v) { throw error(o, "must be in \(range.lowerBound)...\(range.upperBound), got \(v)") }
-        return v
-    }
-
-    /// An integer option that must be given.
-    public func requiredInt(_ key: String, range: ClosedRange<Int>? = nil) throws -> Int {
-        _ = try requiredText(key)
-        guard let v = try int(key, range: range) else { preconditionFailure("present option read as absent") }
-        return v
-    }
-
-    public func number(_ key: String, default value: Double? = nil, minimum: Double? = nil) throws -> Double? {
-        guard let o = option(key) else { return value }
-        guard let v = Double(o.value), v.isFinite else { throw error(o, "expected a number, got '\(o.value)'") }
-        if let minimum, v < minimum { throw error(o, "must be at least \(minimum), got \(o.value)") }
-        return v
-    }
-
-    public func flag(_ key: String, default value: Bool = false) throws -> Bool {
-        guard let o = option(key) else { return value }
-        switch o.value.lowercased() {
-        case "true", "yes", "on", "1": return true
-        case "false", "no", "off", "0": return false
-        default: throw error(o, "expected true or false, got '\(o.value)'")
-        }
-    }
-
-    public func choice(_ key: String, _ values: [String], default value: String) throws -> String {
-        guard let o = option(key) else { return value }
-        guard values.contains(o.value) else {
-            throw error(o, "expected one of \(values.joined(separator: ", ")), got '\(o.value)'\(didYouMean(o.value, values))")
-        }
-        return o.value
-    }
-
-    public func format(_ key: String) throws -> PixelFormat? {
-        guard let o = option(key) else { return nil }
-        guard let f = PixelFormat(name: o.value) else {
-            throw error(o, "unknown pixel format '\(o.value)' (known: \(PixelFormat.knownNames.joined(separator: ", ")))")
-        }
-        return f
+    /// A required option's value (its spec has no default).
+    public func required<Value>(_ spec: NodeOption<Value?>) throws -> Value {
+        guard let value = try self.value(spec) else { throw missing(spec.name) }
+        return value
     }
 }

@@ -56,6 +56,7 @@ public struct Pipeline: @unchecked Sendable {
                                         + (known.isEmpty ? " — it takes no options" : " — its options: \(known.joined(separator: ", "))"))
             }
             let values = OptionValues(declaration: d, specs: type.options, file: file)
+            try values.validate()
             do {
                 nodes.append((d.name, d.type, try type.make(d.name, values)))
             } catch let error as GraphError {

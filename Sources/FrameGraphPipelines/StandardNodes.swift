@@ -5,166 +5,115 @@ import FrameGraphInference
 import FrameGraphMedia
 
 extension NodeCatalog {
-    /// FrameGraph's own node types.
+    /// FrameGraph's own node types. Each type's options, defaults and ranges come from its node's
+    /// `OptionSpecs` (one place), so this table only says which options a type takes and how to make
+    /// the node from them.
     public static let standard = NodeCatalog([
-        NodeType(name: "file", role: .source, summary: "decode a video file (anything FFmpeg reads)", options: [
-            OptionSpec("path", .text, required: true, "input file (the CLI's --input replaces it)"),
-            OptionSpec("start", .number, default: "0", "skip to this time, seconds"),
-            OptionSpec("duration", .number, "stop after this many seconds"),
-            OptionSpec("loop", .flag, default: "false", "start again at the end"),
-            OptionSpec("threads", .int, default: "0", "decoder threads (0: FFmpeg chooses)"),
-        ]) { name, o in
-            FileSource(name: name, path: try o.requiredText("path"), options: .init(
-                start: try o.number("start", default: 0, minimum: 0) ?? 0,
-                duration: try o.number("duration", minimum: 0.001),
-                loop: try o.flag("loop"),
-                threads: try o.int("threads", default: 0, range: 0...64) ?? 0))
+        NodeType(name: "file", role: .source, summary: "decode a video file (anything FFmpeg reads)",
+                 options: FileSource.OptionSpecs.all) { name, o in
+            typealias S = FileSource.OptionSpecs
+            return FileSource(name: name, path: try o.required(S.path), options: .init(
+                start: try o.value(S.start), duration: try o.value(S.duration), loop: try o.value(S.loop), threads: try o.value(S.threads)))
         },
         .camera,
-        NodeType(name: "pattern", role: .source, summary: "synthetic frames with the frame number stamped in", options: [
-            OptionSpec("width", .int, default: "640", "frame width"),
-            OptionSpec("height", .int, default: "480", "frame height"),
-            OptionSpec("fps", .number, default: "30", "frame rate"),
-            OptionSpec("frames", .int, default: "300", "number of frames"),
-            OptionSpec("format", .choice(["rgb24", "yuv420p"]), default: "yuv420p", "pixel format"),
-        ]) { name, o in
-            PatternSource(name: name, width: try o.int("width", default: 640, range: 256...8192) ?? 640,
-                          height: try o.int("height", default: 480, range: 16...8192) ?? 480,
-                          format: PixelFormat(name: try o.choice("format", ["rgb24", "yuv420p"], default: "yuv420p")) ?? .yuv420p,
-                          frameRate: try o.number("fps", default: 30, minimum: 0.1) ?? 30,
-                          frameCount: try o.int("frames", default: 300, range: 1...10_000_000) ?? 300)
+        NodeType(name: "pattern", role: .source, summary: "synthetic frames with the frame number stamped in",
+                 options: PatternSource.OptionSpecs.all) { name, o in
+            typealias S = PatternSource.OptionSpecs
+            return PatternSource(name: name, width: try o.value(S.width), height: try o.value(S.height),
+                                 format: PixelFormat(name: try o.value(S.format)) ?? .yuv420p,
+                                 frameRate: try o.value(S.fps), frameCount: try o.value(S.frames))
         },
-        NodeType(name: "crop", role: .filter, summary: "keep a rectangle (zero copy)", options: [
-            OptionSpec("x", .int, default: "0", "left edge"),
-            OptionSpec("y", .int, default: "0", "top edge"),
-            OptionSpec("width", .int, "rectangle width"),
-            OptionSpec("height", .int, "rectangle height"),
-            OptionSpec("square", .flag, default: "false", "the largest centred square instead of a rectangle"),
-        ]) { name, o in
-            if try o.flag("square") { return Crop(name: name, region: .centerSquare) }
-            return Crop(name: name, region: .rect(x: try o.int("x", default: 0, range: 0...100_000) ?? 0,
-                                                  y: try o.int("y", default: 0, range: 0...100_000) ?? 0,
-                                                  width: try o.requiredInt("width", range: 1...100_000),
-                                                  height: try o.requiredInt("height", range: 1...100_000)))
+        NodeType(name: "crop", role: .filter, summary: "keep a rectangle (zero copy)", options: Crop.OptionSpecs.all) { name, o in
+            typealias S = Crop.OptionSpecs
+            if try o.value(S.square) { return Crop(name: name, region: .centerSquare) }
+            return Crop(name: name, region: .rect(x: try o.value(S.x), y: try o.value(S.y),
+                                                  width: try o.required(S.width), height: try o.required(S.height)))
         },
-        NodeType(name: "resize", role: .filter, summary: "scale to a size with libswscale", options: [
-            OptionSpec("width", .int, required: true, "output width"),
-            OptionSpec("height", .int, required: true, "output height"),
-            OptionSpec("method", .choice(Scaler.Method.allCases.map(\.rawValue)), default: "bilinear", "interpolation"),
-            OptionSpec("letterbox", .flag, default: "false", "keep the aspect ratio, pad with black"),
-            OptionSpec("format", .format, "output pixel format (default: the input's)"),
-        ]) { name, o in
-            let method = try o.choice("method", Scaler.Method.allCases.map(\.rawValue), default: "bilinear")
-            return Resize(name: name, width: try o.requiredInt("width", range: 1...16384), height: try o.requiredInt("height", range: 1...16384), method: Scaler.Method(rawValue: method) ?? .bilinear,
-                          letterbox: try o.flag("letterbox"), format: try o.format("format"))
+        NodeType(name: "resize", role: .filter, summary: "scale to a size with libswscale", options: Resize.OptionSpecs.all) { name, o in
+            typealias S = Resize.OptionSpecs
+            return Resize(name: name, width: try o.required(S.width), height: try o.required(S.height), method: try o.value(S.method),
+                          letterbox: try o.value(S.letterbox), format: try o.value(S.format))
         },
-        NodeType(name: "convert", role: .filter, summary: "convert the pixel format", options: [
-            OptionSpec("to", .format, required: true, "target pixel format"),
-        ]) { name, o in
-            _ = try o.requiredText("to")
-            return ConvertFormat(name: name, to: try o.format("to") ?? .rgb24)
+        NodeType(name: "convert", role: .filter, summary: "convert the pixel format", options: ConvertFormat.OptionSpecs.all) { name, o in
+            ConvertFormat(name: name, to: try o.required(ConvertFormat.OptionSpecs.to))
         },
         NodeType(name: "grayscale", role: .filter, summary: "one-channel gray8 (luma)", options: []) { name, _ in
             Grayscale(name: name)
         },
-        NodeType(name: "slow", role: .filter, summary: "sleep per frame on a worker thread (drop-while-busy demo)", options: [
-            OptionSpec("ms", .number, default: "50", "milliseconds per frame"),
-        ]) { name, o in
-            SlowNode(name: name, delay: (try o.number("ms", default: 50, minimum: 0) ?? 50) / 1000)
+        NodeType(name: "slow", role: .filter, summary: "sleep per frame on a worker thread (drop-while-busy demo)",
+                 options: SlowNode.OptionSpecs.all) { name, o in
+            SlowNode(name: name, delay: try o.value(SlowNode.OptionSpecs.ms) / 1000)
         },
         NodeType(name: "blend", role: .composite, summary: "foreground × mask + background × (1 − mask)",
-                 ports: ["foreground", "background", "mask"], options: [
-            OptionSpec("pairing", .choice(["auto", "newest", "same"]), default: "auto",
-                       "newest mask (live) or the frame's own (offline); auto follows the mode"),
-        ]) { name, o in
+                 ports: ["foreground", "background", "mask"], options: AlphaBlend.OptionSpecs.all) { name, o in
             let blend = AlphaBlend(name: name)
-            blend.pairing = PairingPolicy(rawValue: try o.choice("pairing", ["auto", "newest", "same"], default: "auto"))
+            blend.pairing = try o.value(PairingChoice.option).policy
             return blend
         },
-        NodeType(name: "segment", role: .filter, summary: "segmentation network on its own worker (drop-while-busy): frame → mask", options: [
-            OptionSpec("model", .text, required: true, "model file or name (selfie_segmentation → models/cache/selfie_segmentation.tflite)"),
-            OptionSpec("threads", .int, default: "1", "inference threads"),
-            OptionSpec("smoothing", .number, default: "0", "weight of the previous mask, 0 … 0.95"),
-            OptionSpec("scale", .number, "input normalisation: value = byte × scale + offset (default: the model's)"),
-            OptionSpec("offset", .number, "see scale"),
-        ]) { name, o in
+        NodeType(name: "segment", role: .filter, summary: "segmentation network on its own worker (drop-while-busy): frame → mask",
+                 options: [NetworkNode.OptionSpecs.segmentModel.spec, NetworkNode.OptionSpecs.threads.spec,
+                           SegmentationDecoder.smoothingOption.spec, NetworkNode.OptionSpecs.scale.spec,
+                           NetworkNode.OptionSpecs.offset.spec]) { name, o in
+            typealias S = NetworkNode.OptionSpecs
             var normalization: InputNormalization?
-            if o.has("scale") || o.has("offset") {
-                normalization = InputNormalization(scale: Float(try o.number("scale", default: 1.0 / 255) ?? 1.0 / 255),
-                                                   offset: Float(try o.number("offset", default: 0) ?? 0))
+            if o.has(S.scale.name) || o.has(S.offset.name) {
+                normalization = InputNormalization(scale: Float(try o.value(S.scale) ?? Double(InputNormalization.unit.scale)),
+                                                   offset: Float(try o.value(S.offset) ?? 0))
             }
-            let node = NetworkNode(name: name, model: try o.requiredText("model"),
-                                   decoder: SegmentationDecoder(smoothing: Float(try o.number("smoothing", default: 0, minimum: 0) ?? 0)),
-                                   options: .init(threads: try o.int("threads", default: 1, range: 1...64) ?? 1, normalization: normalization))
+            let node = NetworkNode(name: name, model: try o.required(S.segmentModel),
+                                   decoder: SegmentationDecoder(smoothing: Float(try o.value(SegmentationDecoder.smoothingOption))),
+                                   options: .init(threads: try o.value(S.threads), normalization: normalization))
             node.modelSearchRoots = [o.projectFolder]
             return node
         },
-        NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness", options: [
-            OptionSpec("model", .text, default: "colorizer", "model file or name (colorizer → models/colorizer/colorizer.onnx)"),
-            OptionSpec("threads", .int, default: "1", "inference threads"),
-            OptionSpec("scale", .number, default: "0.02", "input normalisation: value = L × scale + offset"),
-            OptionSpec("offset", .number, default: "-1", "see scale"),
-        ]) { name, o in
-            let node = NetworkNode(name: name, model: try o.text("model") ?? "colorizer", decoder: ColorizerDecoder(),
-                                   options: .init(threads: try o.int("threads", default: 1, range: 1...64) ?? 1,
-                                                  normalization: InputNormalization(scale: Float(try o.number("scale", default: 0.02) ?? 0.02),
-                                                                                    offset: Float(try o.number("offset", default: -1) ?? -1)),
-                                                  input: .lightness))
+        NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness",
+                 options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,
+                           NetworkNode.OptionSpecs.lightnessScale.spec, NetworkNode.OptionSpecs.lightnessOffset.spec]) { name, o in
+            typealias S = NetworkNode.OptionSpecs
+            let normalization = InputNormalization(scale: Float(try o.value(S.lightnessScale)), offset: Float(try o.value(S.lightnessOffset)))
+            let node = NetworkNode(name: name, model: try o.value(S.colorizeModel), decoder: ColorizerDecoder(),
+                                   options: .init(threads: try o.value(S.threads), normalization: normalization, input: .lightness))
             node.modelSearchRoots = [o.projectFolder]
             return node
         },
         NodeType(name: "recombine", role: .composite, summary: "frame's own Lab lightness + upsampled a/b → RGB",
-                 ports: ["frame", "ab"], options: [
-            OptionSpec("pairing", .choice(["auto", "newest", "same"]), default: "auto", "newest a/b (live) or the frame's own (offline)"),
-            OptionSpec("worker", .flag, default: "true", "recombine on a worker thread of its own (pipelines with the network)"),
-        ]) { name, o in
-            let node = LabRecombine(name: name, ownWorker: try o.flag("worker", default: true))
-            node.pairing = PairingPolicy(rawValue: try o.choice("pairing", ["auto", "newest", "same"], default: "auto"))
+                 ports: ["frame", "ab"], options: LabRecombine.OptionSpecs.all) { name, o in
+            let node = LabRecombine(name: name, ownWorker: try o.value(LabRecombine.OptionSpecs.worker))
+            node.pairing = try o.value(PairingChoice.option).policy
             return node
         },
         NodeType(name: "background", role: .composite, summary: "keep the person by a mask, replace the background",
-                 ports: ["frame", "mask"], options: [
-            OptionSpec("mode", .choice(["colour", "blur", "image", "overlay"]), default: "colour", "what replaces the background"),
-            OptionSpec("colour", .text, default: "00b140", "RRGGBB for mode=colour (and the tint for overlay)"),
-            OptionSpec("blur", .int, default: "16", "blur radius in pixels for mode=blur"),
-            OptionSpec("image", .text, "image file for mode=image"),
-            OptionSpec("pairing", .choice(["auto", "newest", "same"]), default: "auto", "newest mask (live) or the frame's own (offline)"),
-            OptionSpec("worker", .flag, default: "true", "composite on a worker thread of its own (pipelines with the network)"),
-        ]) { name, o in
-            let hex = try o.text("colour") ?? (try o.choice("mode", ["colour", "blur", "image", "overlay"], default: "colour") == "overlay" ? "ff00ff" : "00b140")
-            guard hex.count == 6, let rgb = UInt32(hex, radix: 16) else {
+                 ports: ["frame", "mask"], options: BackgroundComposite.OptionSpecs.all) { name, o in
+            typealias S = BackgroundComposite.OptionSpecs
+            let modeName = try o.value(S.mode)
+            let hex = try o.value(S.colour) ?? (modeName == .overlay ? "ff00ff" : "00b140")
+            guard hex.count == 6, hex.allSatisfy(\.isHexDigit), let rgb = UInt32(hex, radix: 16) else {
                 throw GraphError.invalidOption(node: name, option: "colour", reason: "expected RRGGBB hex, got '\(hex)'")
             }
-            let (r, g, b) = (UInt8(rgb >> 16), UInt8((rgb >> 8) & 0xFF), UInt8(rgb & 0xFF))
+            let (r, g, b) = (UInt8(truncatingIfNeeded: rgb >> 16), UInt8(truncatingIfNeeded: rgb >> 8), UInt8(truncatingIfNeeded: rgb))
             let mode: BackgroundComposite.Mode
-            switch try o.choice("mode", ["colour", "blur", "image", "overlay"], default: "colour") {
-            case "blur": mode = .blur(radius: try o.int("blur", default: 16, range: 2...256) ?? 16)
-            case "image": mode = .image(path: try o.requiredText("image"))
-            case "overlay": mode = .overlay(r, g, b)
-            default: mode = .colour(r, g, b)
+            switch modeName {
+            case .blur: mode = .blur(radius: try o.value(S.blur))
+            case .image:
+                guard let image = try o.value(S.image), !image.isEmpty else {
+                    throw GraphError.invalidOption(node: name, option: "image", reason: "mode=image needs image=FILE")
+                }
+                mode = .image(path: image)
+            case .overlay: mode = .overlay(r, g, b)
+            case .colour: mode = .colour(r, g, b)
             }
-            let node = BackgroundComposite(name: name, mode: mode, ownWorker: try o.flag("worker", default: true))
-            node.pairing = PairingPolicy(rawValue: try o.choice("pairing", ["auto", "newest", "same"], default: "auto"))
+            let node = BackgroundComposite(name: name, mode: mode, ownWorker: try o.value(S.worker))
+            node.pairing = try o.value(PairingChoice.option).policy
             return node
         },
-        NodeType(name: "encode", role: .sink, summary: "H.264 (libx264) into .mp4 or .mkv at the clock rate", options: [
-            OptionSpec("path", .text, required: true, "output file (the CLI's --output replaces it)"),
-            OptionSpec("crf", .int, default: "23", "quality, 0-51 (lower is better)"),
-            OptionSpec("preset", .choice(["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]),
-                       default: "veryfast", "x264 speed preset"),
-            OptionSpec("threads", .int, default: "0", "encoder threads (0: encoder chooses)"),
-        ]) { name, o in
-            FileSink(name: name, path: try o.requiredText("path"), settings: .init(
-                crf: try o.int("crf", default: 23, range: 0...51) ?? 23,
-                preset: try o.choice("preset", ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"],
-                                     default: "veryfast"),
-                threads: try o.int("threads", default: 0, range: 0...64) ?? 0))
+        NodeType(name: "encode", role: .sink, summary: "H.264 (libx264) into .mp4 or .mkv at the clock rate",
+                 options: FileSink.OptionSpecs.all) { name, o in
+            typealias S = FileSink.OptionSpecs
+            return FileSink(name: name, path: try o.required(S.path),
+                            settings: .init(crf: try o.value(S.crf), preset: try o.value(S.preset), threads: try o.value(S.threads)))
         },
-        NodeType(name: "png", role: .sink, summary: "every Nth frame as a PNG (path with %d or %05d)", options: [
-            OptionSpec("path", .text, required: true, "file pattern, e.g. out/frame-%04d.png"),
-            OptionSpec("every", .int, default: "1", "write frames 0, N, 2N …"),
-        ]) { name, o in
-            PNGSink(name: name, pattern: try o.requiredText("path"), every: try o.int("every", default: 1, range: 1...1_000_000) ?? 1)
+        NodeType(name: "png", role: .sink, summary: "every Nth frame as a PNG (path with %d or %05d)", options: PNGSink.OptionSpecs.all) { name, o in
+            PNGSink(name: name, pattern: try o.required(PNGSink.OptionSpecs.path), every: try o.value(PNGSink.OptionSpecs.every))
         },
         NodeType(name: "null", role: .sink, summary: "discard frames (measure without encoding)", options: []) { name, _ in
             NullSink(name: name)

@@ -8,20 +8,29 @@ public final class ConstantStorage: @unchecked Sendable {
     public let count: Int
     public let elementType: ElementType
 
-    /// Copies `data` (little-endian elements of `elementType`).
-    public init(copying data: UnsafeRawBufferPointer, elementType: ElementType) {
-        count = data.count
+    /// `byteCount` zeroed bytes of `elementType` elements (plus 64 bytes of zeroed slack).
+    public init(byteCount: Int, elementType: ElementType) {
+        count = byteCount
         self.elementType = elementType
         var p: UnsafeMutableRawPointer?
         posix_memalign(&p, 64, max(count, 1) + 64)
         bytes = p ?? UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) + 64, alignment: 64)
-        if let base = data.baseAddress, count > 0 { bytes.copyMemory(from: base, byteCount: count) }
-        memset(bytes + count, 0, 64)
+        memset(bytes, 0, max(count, 1) + 64)
     }
 
-    /// Float32 storage holding `values`.
+    /// Copies `data` (little-endian elements of `elementType`).
+    public convenience init(copying data: UnsafeRawBufferPointer, elementType: ElementType) {
+        self.init(byteCount: data.count, elementType: elementType)
+        if let base = data.baseAddress, count > 0 { bytes.copyMemory(from: base, byteCount: count) }
+    }
+
+    /// Float32 storage holding `values`. (The copy happens inside `withUnsafeBytes`: a pointer to an
+    /// array's storage is valid only there, and a temporary array is freed right after.)
     public convenience init(floats values: [Float]) {
-        self.init(copying: values.withUnsafeBytes { $0 }, elementType: .float32)
+        self.init(byteCount: values.count * MemoryLayout<Float>.size, elementType: .float32)
+        values.withUnsafeBytes { raw in
+            if let base = raw.baseAddress, count > 0 { bytes.copyMemory(from: base, byteCount: count) }
+        }
     }
 
     deinit { free(bytes) }

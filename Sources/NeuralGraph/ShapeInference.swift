@@ -202,6 +202,7 @@ struct ShapeChecker {
             guard p.filterH >= 1, p.filterW >= 1, p.strideH >= 1, p.strideW >= 1 else {
                 throw invalid("filter \(p.filterH)×\(p.filterW) and stride \(p.strideH)×\(p.strideW) must be at least 1")
             }
+            try checkRuntimeLimits(["filter": [p.filterH, p.filterW], "stride": [p.strideH, p.strideW]])
             guard let h = ShapeArithmetic.outputSize(input: s[1], window: p.filterH, stride: p.strideH, dilation: 1,
                                                      padding: p.padding, vertical: true),
                   let w = ShapeArithmetic.outputSize(input: s[2], window: p.filterW, stride: p.strideW, dilation: 1,
@@ -272,6 +273,17 @@ struct ShapeChecker {
         }
     }
 
+    /// Largest window, stride or dilation the runtime takes (XNNPACK keeps them in 32-bit fields and
+    /// multiplies them; real networks use single digits).
+    static let maxWindowParameter = 1 << 16
+
+    /// Refuses windows, strides and dilations beyond ``maxWindowParameter``, naming which.
+    func checkRuntimeLimits(_ values: KeyValuePairs<String, [Int]>) throws(ModelError) {
+        for (name, pair) in values where pair.contains(where: { $0 > Self.maxWindowParameter }) {
+            throw invalid("\(name) \(pair.map(String.init).joined(separator: "×")) is larger than the runtime's limit of \(Self.maxWindowParameter)")
+        }
+    }
+
     func checkBias(at k: Int, count: Int) throws(ModelError) {
         guard k < node.inputs.count else { return }
         let b = try input(k)
@@ -286,6 +298,7 @@ struct ShapeChecker {
             throw invalid("stride \(p.strideH)×\(p.strideW) and dilation \(p.dilationH)×\(p.dilationW) must be at least 1")
         }
         guard k[1] >= 1, k[2] >= 1 else { throw mismatch(f, expected: "a kernel of at least 1×1") }
+        try checkRuntimeLimits(["kernel": [k[1], k[2]], "stride": [p.strideH, p.strideW], "dilation": [p.dilationH, p.dilationW]])
         let channels: Int
         switch node.operation {
         case .depthwiseConv2d:

@@ -145,7 +145,7 @@ final class XNNPACKStage {
         try xnnCheck(xnn_define_convolution_2d(subgraph, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, i, o * k * k, lo, hi,
                                                try value(node.inputs[0], nil), weightID, biasID, middleID, 0),
                      "TRANSPOSE_CONV ('\(node.name)') as 1×1 convolution")
-        try xnnCheck(xnn_define_depth_to_space(subgraph, middleID, try value(node.outputs[0], nil), UInt32(k), 0),
+        try xnnCheck(xnn_define_depth_to_space(subgraph, middleID, try value(node.outputs[0], nil), try u32(k), 0),
                      "TRANSPOSE_CONV ('\(node.name)') as depth-to-space")
         return true
     }
@@ -168,18 +168,18 @@ final class XNNPACKStage {
             let (pl, pr) = p.padding.amounts(input: inShape[2], output: outShape[2], kernel: filter[2], stride: p.strideW, dilation: p.dilationW, vertical: false)
             let groups = max(1, inShape[3] / max(1, filter[3]))
             let (lo, hi) = p.activation.range
-            status = xnn_define_convolution_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(filter[1]), UInt32(filter[2]),
-                                               UInt32(p.strideH), UInt32(p.strideW), UInt32(p.dilationH), UInt32(p.dilationW),
-                                               UInt32(groups), filter[3], filter[0] / groups, lo, hi,
+            status = xnn_define_convolution_2d(subgraph, try u32(pt), try u32(pr), try u32(pb), try u32(pl), try u32(filter[1]), try u32(filter[2]),
+                                               try u32(p.strideH), try u32(p.strideW), try u32(p.dilationH), try u32(p.dilationW),
+                                               try u32(groups), filter[3], filter[0] / groups, lo, hi,
                                                try v(input), try v(node.inputs[1]), try bias(2), try v(output), 0)
         case .depthwiseConv2d(let p):
             let filter = graph.tensors[node.inputs[1]].shape  // [1, H, W, C × multiplier]
             let (pt, pb) = p.padding.amounts(input: inShape[1], output: outShape[1], kernel: filter[1], stride: p.strideH, dilation: p.dilationH, vertical: true)
             let (pl, pr) = p.padding.amounts(input: inShape[2], output: outShape[2], kernel: filter[2], stride: p.strideW, dilation: p.dilationW, vertical: false)
             let (lo, hi) = p.activation.range
-            status = xnn_define_depthwise_convolution_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(filter[1]), UInt32(filter[2]),
-                                                         UInt32(p.strideH), UInt32(p.strideW), UInt32(p.dilationH), UInt32(p.dilationW),
-                                                         UInt32(max(1, filter[3] / max(1, inShape[3]))), inShape[3], lo, hi,
+            status = xnn_define_depthwise_convolution_2d(subgraph, try u32(pt), try u32(pr), try u32(pb), try u32(pl), try u32(filter[1]), try u32(filter[2]),
+                                                         try u32(p.strideH), try u32(p.strideW), try u32(p.dilationH), try u32(p.dilationW),
+                                                         try u32(max(1, filter[3] / max(1, inShape[3]))), inShape[3], lo, hi,
                                                          try v(input), try v(node.inputs[1]), try bias(2), try v(output), 0)
         case .transposeConv2d(let p):
             let filter = graph.tensors[node.inputs[1]].shape  // [O, H, W, I]
@@ -192,8 +192,8 @@ final class XNNPACKStage {
             let (pt, pb, ah) = axis(inShape[1], outShape[1], filter[1], p.strideH)
             let (pl, pr, aw) = axis(inShape[2], outShape[2], filter[2], p.strideW)
             let (lo, hi) = p.activation.range
-            status = xnn_define_deconvolution_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(ah), UInt32(aw),
-                                                 UInt32(filter[1]), UInt32(filter[2]), UInt32(p.strideH), UInt32(p.strideW), 1, 1,
+            status = xnn_define_deconvolution_2d(subgraph, try u32(pt), try u32(pr), try u32(pb), try u32(pl), try u32(ah), try u32(aw),
+                                                 try u32(filter[1]), try u32(filter[2]), try u32(p.strideH), try u32(p.strideW), 1, 1,
                                                  1, filter[3], filter[0], lo, hi,
                                                  try v(input), try v(node.inputs[1]), try bias(2), try v(output), 0)
         case .fullyConnected(let a):
@@ -238,11 +238,11 @@ final class XNNPACKStage {
             let (pl, pr) = p.padding.amounts(input: inShape[2], output: outShape[2], kernel: p.filterW, stride: p.strideW, dilation: 1, vertical: false)
             let (lo, hi) = p.activation.range
             if case .averagePool2d = node.operation {
-                status = xnn_define_average_pooling_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(p.filterH), UInt32(p.filterW),
-                                                       UInt32(p.strideH), UInt32(p.strideW), lo, hi, try v(input), try v(output), 0)
+                status = xnn_define_average_pooling_2d(subgraph, try u32(pt), try u32(pr), try u32(pb), try u32(pl), try u32(p.filterH), try u32(p.filterW),
+                                                       try u32(p.strideH), try u32(p.strideW), lo, hi, try v(input), try v(output), 0)
             } else {
-                status = xnn_define_max_pooling_2d(subgraph, UInt32(pt), UInt32(pr), UInt32(pb), UInt32(pl), UInt32(p.filterH), UInt32(p.filterW),
-                                                   UInt32(p.strideH), UInt32(p.strideW), 1, 1, lo, hi, try v(input), try v(output), 0)
+                status = xnn_define_max_pooling_2d(subgraph, try u32(pt), try u32(pr), try u32(pb), try u32(pl), try u32(p.filterH), try u32(p.filterW),
+                                                   try u32(p.strideH), try u32(p.strideW), 1, 1, lo, hi, try v(input), try v(output), 0)
             }
         case .mean:
             let pooled = [inShape[0], 1, 1, inShape[3]]
@@ -267,4 +267,13 @@ final class XNNPACKStage {
         }
         try xnnCheck(status, label)
     }
+}
+
+/// A size or count for XNNPACK's `uint32_t` parameters: negative or huge values (a crafted model)
+/// become a typed error instead of a trap in the conversion.
+private func u32(_ value: Int) throws -> UInt32 {
+    guard value >= 0, value <= Int(UInt32.max) else {
+        throw ModelError.runtime(operation: "XNNPACK parameter", reason: "value \(value) is out of range (0…\(UInt32.max))")
+    }
+    return UInt32(value)
 }

@@ -102,7 +102,7 @@ struct RunCommand {
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         if let statsPath { writeStats(report, to: statsPath) }
         if !quiet { print(report.table()) }
-        for source in pipeline.sources {
+        for source in pipeline.sources where report.failure == nil {  // a failure's own line names damage already
             if let note = source.damageNote { FileHandle.standardError.write(Data("framegraph: warning: \(note)\n".utf8)) }
         }
         for c in cameras where !quiet {

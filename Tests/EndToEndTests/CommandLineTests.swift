@@ -161,7 +161,7 @@ import TestSupport
         let unknown = dir.appendingPathComponent("unknown.fg").path
         try "source = file path=x.mp4\nnet = colorise\nsource -> net\n".write(toFile: unknown, atomically: true, encoding: .utf8)
         let cases: [([String], String)] = [
-            (["run", "pipelines/transcode.fg", "--input", "/no/such/clip.mp4"], "/no/such/clip.mp4: open input"),
+            (["run", "pipelines/transcode.fg", "--input", "/no/such/clip.mp4"], "/no/such/clip.mp4: no such file"),
             (["run", "pipelines/transcode.fg", "--input", text], "\(text): open input"),
             (["run", typo], "\(typo):2:26: node 'small' (resize) has no option 'hieght' (did you mean 'height'?)"),
             (["run", unknown], "\(unknown):2:7: unknown node type 'colorise'"),

@@ -77,7 +77,7 @@ import TestSupport
         #expect {
             _ = try MediaReader(path: "/nonexistent/clip.mp4")
         } throws: { error in
-            "\(error)".contains("/nonexistent/clip.mp4") && "\(error)".contains("No such file")
+            "\(error)".contains("/nonexistent/clip.mp4") && "\(error)".contains("no such file")
         }
     }
 
