@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
         .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraphMedia", "TestSupport"]),
         .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
-        .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "TestSupport"]),
+        .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "FrameGraph", "TestSupport"]),
         .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "TestSupport"]),
         .testTarget(name: "FrameGraphInferenceTests", dependencies: ["FrameGraphInference", "TestSupport"]),
         .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),

@@ -6,8 +6,8 @@ import XNNPACKRuntime
 
 /// `framegraph model info MODEL` and `framegraph model bench MODEL`.
 struct ModelCommand {
-    static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir"]
-    static let switches: Set<String> = ["json"]
+    static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir", "model-budget"]
+    static let switches: Set<String> = []
     let arguments: Arguments
 
     func execute() throws -> Int32 {
@@ -15,22 +15,22 @@ struct ModelCommand {
         guard words.count >= 3, ["info", "bench", "run"].contains(words[1]) else {
             throw Arguments.UsageError(description: "usage: framegraph model info|bench|run MODEL … (see framegraph --help)")
         }
+        let runs = try arguments.integer("runs", default: 200, in: 1...1_000_000)
+        let warmup = try arguments.integer("warmup", default: 20, in: 0...1_000_000)
+        let threads = try arguments.integer("threads", default: 1, in: 1...64)
+        let limits = try ModelCommand.limits(arguments)
         let start = Date()
         let path = try ModelLoader.resolve(words[2])
-        let graph = try ModelLoader.load(path: path)
+        let graph = try ModelLoader.load(path: path, limits: limits)
         let loadSeconds = Date().timeIntervalSince(start)
         if words[1] == "info" {
             print(info(graph, path: path))
             return 0
         }
         if words[1] == "run" {
-            try run(graph, path: path, reference: words[2])
+            try run(graph, path: path, reference: words[2], threads: threads)
             return 0
         }
-        let runs = Int(arguments.value("runs") ?? "200") ?? 200
-        let warmup = Int(arguments.value("warmup") ?? "20") ?? 20
-        let threads = Int(arguments.value("threads") ?? "1") ?? 1
-        guard runs > 0, warmup >= 0, threads > 0 else { throw Arguments.UsageError(description: "--runs, --warmup and --threads must be positive") }
         print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, threads: threads))
         return 0
     }
@@ -52,14 +52,20 @@ struct ModelCommand {
 
     /// `model run`: one prediction on an input file; each output written as raw float32 (FrameGraph's
     /// NHWC layout) to `--output-dir`/NAME.f32, for tools/models/validate.py.
-    func run(_ graph: NeuralGraph, path: String, reference: String) throws {
+    /// `--model-budget MB`: the memory budget models are checked against (default 2048 MiB).
+    static func limits(_ arguments: Arguments) throws -> ModelLimits {
+        let megabytes = try arguments.integer("model-budget", default: ModelLimits.defaultBudgetBytes >> 20, in: 1...1_048_576)
+        return ModelLimits(memoryBudgetBytes: megabytes << 20)
+    }
+
+    func run(_ graph: NeuralGraph, path: String, reference: String, threads: Int) throws {
         guard let directory = arguments.value("output-dir") else {
             throw Arguments.UsageError(description: "model run needs --output-dir DIR")
         }
-        let predictor = try Predictor(graph: graph, options: .init(threads: Int(arguments.value("threads") ?? "1") ?? 1))
+        let predictor = try Predictor(graph: graph, options: .init(threads: threads))
         let input = predictor.input(0)
         if let file = arguments.value("input-f32") {
-            guard let data = FileManager.default.contents(atPath: file) else { throw GraphError.io(path: file, reason: "cannot read") }
+            let data = try FileCheck.read(file, what: "input", maxBytes: Int64(input.count * 4))
             guard data.count == input.count * 4 else {
                 throw ModelError.inputMismatch(input: predictor.inputInfo(0).name, expected: "\(input.count) float32 values \(input.shape) (NHWC)",
                                                got: "\(data.count) bytes in \(file)")
@@ -68,14 +74,14 @@ struct ModelCommand {
                 for i in 0..<input.count { input.pointer[i] = raw.loadUnaligned(fromByteOffset: 4 * i, as: Float.self) }
             }
         } else if let file = arguments.value("input-rgb") {
-            guard let data = FileManager.default.contents(atPath: file) else { throw GraphError.io(path: file, reason: "cannot read") }
+            let data = try FileCheck.read(file, what: "input", maxBytes: Int64(input.count))
             guard data.count == input.count else {
                 throw ModelError.inputMismatch(input: predictor.inputInfo(0).name, expected: "\(input.count) bytes (\(input.shape), uint8 HWC)",
                                                got: "\(data.count) bytes in \(file)")
             }
             let known = InputNormalization.mediaPipe(forModelNamed: reference) ?? .unit
-            let scale = Float(arguments.value("scale").flatMap(Double.init) ?? Double(known.scale))
-            let offset = Float(arguments.value("offset").flatMap(Double.init) ?? Double(known.offset))
+            let scale = Float(try arguments.number("scale", in: -1e6...1e6) ?? Double(known.scale))
+            let offset = Float(try arguments.number("offset", in: -1e6...1e6) ?? Double(known.offset))
             for (i, b) in data.enumerated() { input.pointer[i] = Float(b) * scale + offset }
         } else {
             throw Arguments.UsageError(description: "model run needs --input-rgb FILE (uint8 HWC) or --input-f32 FILE (float32 NHWC)")
@@ -84,9 +90,9 @@ struct ModelCommand {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for i in 0..<predictor.outputCount {
             let out = predictor.output(i)
-            let file = "\(directory)/\(predictor.outputInfo(i).name).f32"
-            let data = Data(bytes: out.pointer, count: out.count * 4)
-            guard FileManager.default.createFile(atPath: file, contents: data) else { throw GraphError.io(path: file, reason: "cannot write") }
+            let safeName = predictor.outputInfo(i).name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" }
+            let file = "\(directory)/\(String(safeName)).f32"
+            try OutputFile.write(Data(bytes: out.pointer, count: out.count * 4), to: file)
             print("\(predictor.outputInfo(i).name) \(out.shape) → \(file)")
         }
     }

@@ -1,11 +1,12 @@
 import Foundation
 import FrameGraph
 import FrameGraphCamera
+import FrameGraphInference
 import FrameGraphPipelines
 
 /// `framegraph run` and `framegraph check`: load the pipeline, apply the command line, validate, run.
 struct RunCommand {
-    static let valued: Set<String> = ["input", "output", "mode", "fps", "policy", "stats", "trace", "set", "duration",
+    static let valued: Set<String> = ["input", "output", "mode", "fps", "policy", "stats", "trace", "set", "duration", "model-budget",
                                       "camera", "camera-size", "camera-fps", "camera-format"]
     static let switches: Set<String> = ["loop", "quiet", "reconnect"]
 
@@ -49,6 +50,8 @@ struct RunCommand {
             options.mode = .live
         }
         let pipeline = try Pipeline.build(document)
+        let limits = try ModelCommand.limits(arguments)
+        for node in pipeline.nodes.compactMap({ $0.node as? NetworkNode }) { node.modelLimits = limits }
         let runner = try GraphRunner(sources: pipeline.sources, options: options)
         let cameras = pipeline.sources.compactMap { $0 as? CameraSource }
         for c in cameras {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds one of FrameGraph's libFuzzer targets with AddressSanitizer and runs it.
+#
+#   tools/fuzz/run.sh tflite|onnx|pipeline SECONDS [libFuzzer options…]
+#
+# tflite:   TFLite flatbuffers → import → resource checks → compile → one prediction
+# onnx:     ONNX protobuf → the same
+# pipeline: pipeline description text → parser → builder
+#
+# The corpus lives in .build-fuzz/corpus/TARGET (seeded from the real models and pipeline files, so
+# runs build on each other); crashes go to .build-fuzz/artifacts/TARGET/. A crash replays without
+# libFuzzer through the normal build: `swift build -c release --product fuzz-TARGET` then
+# `.build/release/fuzz-TARGET CRASH-FILE`. Needs the models that scripts/test.sh fetches.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+target=${1:-}
+seconds=${2:-60}
+case "$target" in
+  tflite|onnx|pipeline) ;;
+  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline SECONDS [libFuzzer options…]" >&2; exit 2 ;;
+esac
+shift 2 || shift $#
+product="fuzz-$target"
+# lld: gold fails on the instrumented objects' debug information.
+swift build -c release --scratch-path .build-fuzz --product "$product" \
+  -Xswiftc -D -Xswiftc FUZZING -Xswiftc -sanitize=fuzzer,address \
+  -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld 2>&1 | tail -n 1
+corpus=".build-fuzz/corpus/$target"
+artifacts=".build-fuzz/artifacts/$target/"
+mkdir -p "$corpus" "$artifacts"
+extra=()
+case "$target" in
+  tflite)
+    cp -n models/cache/*.tflite "$corpus"/ 2>/dev/null || true
+    extra=(-max_len=400000) ;;
+  onnx)
+    cp -n models/colorizer/colorizer.onnx "$corpus"/ 2>/dev/null || true
+    cp -n models/cache/*.onnx "$corpus"/ 2>/dev/null || true
+    extra=(-max_len=4000000) ;;
+  pipeline)
+    for f in pipelines/*.fg; do cp -n "$f" "$corpus/$(basename "$f")"; done
+    extra=(-max_len=4096 -dict=tools/fuzz/pipeline.dict) ;;
+esac
+exec ".build-fuzz/release/$product" "$corpus" -max_total_time="$seconds" -rss_limit_mb=3072 -timeout=20 \
+  -artifact_prefix="$artifacts" -print_final_stats=1 "${extra[@]}" "$@"
