@@ -60,7 +60,7 @@ let package = Package(
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
         .target(name: "TestSupport", dependencies: ["FrameGraph", "FFmpegSupport"], path: "Tests/TestSupport"),
-        .testTarget(name: "FrameGraphTests", dependencies: ["FrameGraph"]),
+        .testTarget(name: "FrameGraphTests", dependencies: ["FrameGraph", "TestSupport"]),
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
         .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraphMedia", "TestSupport"]),
         .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),

@@ -58,7 +58,7 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
 /// and every worker is idle, so the last result is written too.
 final class OutputTicker: @unchecked Sendable {
     static let lane = Lane(id: 1000, name: "output clock")
-    private let inboxes: [ClockedSinkInbox]
+    private var inboxes: [ClockedSinkInbox]
     private let context: RunContext
     private let upstreamFinished: @Sendable () -> Bool
 
@@ -75,11 +75,13 @@ final class OutputTicker: @unchecked Sendable {
         var k = 0
         while true {
             context.clock.sleep(until: context.startTime + (Double(k) + phase) * period, lane: Self.lane.id)
+            context.stopIfPastDuration()
             let finished = upstreamFinished()
             for inbox in inboxes { inbox.tick(lane: Self.lane) }
             k += 1
             if finished { break }
         }
+        inboxes = []  // the sinks are the runner's again: the thread may outlive run() by a moment
         context.clock.leave()
     }
 }

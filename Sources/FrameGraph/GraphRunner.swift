@@ -11,8 +11,8 @@ import Synchronization
 /// print(report.table())
 /// ```
 ///
-/// Threads: each source has its own thread and lane; each worker node (``FilterNode/runsOnWorker``)
-/// has its own; in live mode the output ticker has one. Everything else runs inline on the thread
+/// Threads: each source has its own thread and lane; each worker node (``Execution/worker``) has its
+/// own; in live mode the output ticker has one. Everything else runs inline on the thread
 /// that delivered the frame.
 public final class GraphRunner: @unchecked Sendable {
     public let sources: [SourceNode]
@@ -25,7 +25,9 @@ public final class GraphRunner: @unchecked Sendable {
 
     private var workers: [Worker] = []
     private var clockedSinks: [ClockedSinkInbox] = []
-    private let runningSources = Atomic<Int>(0)
+    /// Every node's inbox during a run (nodes point at theirs weakly).
+    private var inboxes: [any Inbox] = []
+    private let runningSources = RunningCount()
     private var validated = false
 
     public init(sources: [SourceNode], options: RunOptions) throws {
@@ -141,14 +143,15 @@ public final class GraphRunner: @unchecked Sendable {
         // Every participating thread joins the clock and the sources count as running before any
         // thread starts: a virtual clock may only advance once all of them are asleep, and the output
         // clock must not see "no source running" before the sources have begun.
-        runningSources.store(sources.count, ordering: .releasing)
+        runningSources.store(sources.count)
         let sourceLanes = sources.indices.map { Lane(id: $0 + 1, name: "source: \(sources[$0].name)") }
         sources.forEach { _ in clock.join() }
         var ticker: OutputTicker?
         if context.mode == .live {
             let workers = self.workers
-            ticker = OutputTicker(inboxes: clockedSinks, context: context) { [self] in
-                self.runningSources.load(ordering: .acquiring) == 0 && workers.allSatisfy(\.isIdle)
+            let running = runningSources
+            ticker = OutputTicker(inboxes: clockedSinks, context: context) {
+                running.load() == 0 && workers.allSatisfy(\.isIdle)
             }
             clock.join()
         }
@@ -156,15 +159,20 @@ public final class GraphRunner: @unchecked Sendable {
         workers.forEach { $0.start() }
         if let t = ticker {
             done.enter()
-            let thread = Thread { t.run(); done.leave() }
+            let thread = Thread { Lane.current = OutputTicker.lane; t.run(); done.leave() }
             thread.name = "output clock"
             thread.start()
         }
         for (source, lane) in zip(sources, sourceLanes) {
             done.enter()
-            let thread = Thread { [self] in
-                runSource(source, lane: lane)
-                runningSources.subtract(1, ordering: .acquiringAndReleasing)
+            // The thread holds the runner and the source only while it runs them (weakly otherwise), so
+            // nothing of the graph outlives run() through a thread that is still winding down.
+            let thread = Thread { [weak self, weak source] in
+                Lane.current = lane
+                if let self, let source {
+                    self.runSource(source, lane: lane)
+                    self.runningSources.decrement()
+                }
                 clock.leave()
                 done.leave()
             }
@@ -186,7 +194,9 @@ public final class GraphRunner: @unchecked Sendable {
             }
         }
         context.tracer?.close()
-        return report()
+        let final = report()
+        releaseRun()
+        return final
     }
 
     private func runSource(_ source: SourceNode, lane: Lane) {
@@ -196,6 +206,8 @@ public final class GraphRunner: @unchecked Sendable {
         var firstMediaTime: Double?
         var sequence = 0
         while !context.isStopRequested {
+            context.stopIfPastDuration()
+            if context.isStopRequested { break }
             let start = clock.now()
             let next: Frame?
             do {
@@ -226,37 +238,50 @@ public final class GraphRunner: @unchecked Sendable {
         }
     }
 
+    /// Gives every node the inbox its role and ``Node/execution`` call for. The runner owns them (and
+    /// the workers); ``releaseRun()`` lets them go when the run ends.
     private func installInboxes() {
         workers = []
         clockedSinks = []
+        inboxes = []
+        func worker(for node: Node) -> Worker {
+            let w = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(node.name)"), context: context)
+            workers.append(w)
+            return w
+        }
         for node in nodes {
+            let inbox: (any Inbox)?
             switch node {
-            case let filter as FilterNode where filter.runsOnWorker:
-                let worker = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(filter.name)"), context: context)
-                workers.append(worker)
-                node.inbox = WorkerInbox(filter: filter, worker: worker, context: context)
             case let filter as FilterNode:
-                node.inbox = InlineFilterInbox(filter: filter, context: context)
+                inbox = filter.execution == .worker
+                    ? WorkerInbox(filter: filter, worker: worker(for: filter), context: context)
+                    : InlineFilterInbox(filter: filter, context: context)
             case let composite as CompositeNode:
-                var worker: Worker?
-                if composite.runsOnWorker {
-                    let own = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(composite.name)"), context: context)
-                    workers.append(own)
-                    worker = own
-                }
-                node.inbox = CompositeInbox(composite: composite, worker: worker, context: context)
+                inbox = CompositeInbox(composite: composite, worker: composite.execution == .worker ? worker(for: composite) : nil,
+                                       context: context)
+            case let sink as SinkNode where context.mode == .live:
+                let clocked = ClockedSinkInbox(sink: sink, context: context)
+                clockedSinks.append(clocked)
+                inbox = clocked
             case let sink as SinkNode:
-                if context.mode == .live {
-                    let inbox = ClockedSinkInbox(sink: sink, context: context)
-                    clockedSinks.append(inbox)
-                    node.inbox = inbox
-                } else {
-                    node.inbox = DirectSinkInbox(sink: sink, context: context)
-                }
+                inbox = DirectSinkInbox(sink: sink, context: context)
             default:
-                break
+                inbox = nil  // sources have no inbox
+            }
+            if let inbox {
+                inboxes.append(inbox)
+                node.inbox = inbox
             }
         }
+    }
+
+    /// Lets go of everything the run made (inboxes, workers and the frames they still hold): after
+    /// ``run(progress:)`` returns, the graph's nodes are owned only by whoever built them.
+    private func releaseRun() {
+        for node in nodes { node.inbox = nil }
+        inboxes = []
+        workers = []
+        clockedSinks = []
     }
 
     /// The report as of now (final once ``run(progress:)`` has returned).
@@ -314,4 +339,12 @@ public final class GraphRunner: @unchecked Sendable {
         }
         return order
     }
+}
+
+/// How many sources are still producing, shared with the output clock's finish test.
+final class RunningCount: Sendable {
+    private let value = Atomic<Int>(0)
+    func store(_ v: Int) { value.store(v, ordering: .releasing) }
+    func load() -> Int { value.load(ordering: .acquiring) }
+    func decrement() { value.subtract(1, ordering: .acquiringAndReleasing) }
 }

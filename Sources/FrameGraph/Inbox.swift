@@ -85,7 +85,7 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
     /// Frames kept per port while waiting for partners (same policy); older ones are dropped late.
     private let maxWaiting = 8
 
-    /// Set when the composite runs on a worker of its own (``CompositeNode/runsOnWorker``).
+    /// Set when the composite runs on a worker of its own (``Execution/worker``).
     private let worker: Worker?
 
     init(composite: CompositeNode, worker: Worker?, context: RunContext) {

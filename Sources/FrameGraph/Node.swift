@@ -1,5 +1,25 @@
 import Foundation
 
+/// How the runner runs a node: declared once by the node (``Node/execution``), read by the runner,
+/// the report and the CLI.
+public enum Execution: String, Sendable, Equatable {
+    /// Produces frames on a thread of its own (sources).
+    case source
+    /// Runs on the thread that delivers the frame (most filters and composites).
+    case inline
+    /// Runs on a worker thread of its own with one frame in flight: live mode drops what arrives while
+    /// it is busy (counted as dropped-busy), offline mode waits (network nodes, `slow`, composites
+    /// that pipeline their work).
+    case worker
+    /// Consumes frames: as they arrive offline, one per output-clock tick live (sinks).
+    case sink
+}
+
+/// What a node does with frames: the four base classes, as a value (no downcasts needed).
+public enum NodeRole: String, Sendable, CaseIterable {
+    case source, filter, composite, sink
+}
+
 /// A link from a node's output to an input port of a downstream node.
 public struct Connection: Sendable {
     public let node: Node
@@ -24,8 +44,9 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
     public private(set) var targets: [Connection] = []
     /// Held by the runner around every call into the node.
     public let processLock = NSLock()
-    /// How frames enter this node during a run (installed by the runner).
-    var inbox: (any Inbox)?
+    /// How frames enter this node during a run. The runner owns the inbox (it holds the inbox
+    /// strongly and releases it when the run ends); the node only points at it.
+    weak var inbox: (any Inbox)?
     /// What arrives at each input port, once the runner has negotiated formats (valid in ``start(context:)``).
     public internal(set) var inputs: [FrameDescription] = []
 
@@ -35,6 +56,13 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
 
     /// Names of the input ports, in port-number order. Default: one port, "in".
     open var inputPorts: [String] { ["in"] }
+
+    /// How the runner runs this node. Default: by role (a source its own thread, a sink the sink
+    /// inbox, filters and composites inline); a node that wants a worker thread overrides it.
+    open var execution: Execution { .inline }
+
+    /// Which of the four roles this node has (set by its base class).
+    open var role: NodeRole { .filter }
 
     /// Short type name for reports (e.g. "resize").
     open var kind: String { String(describing: type(of: self)) }
@@ -87,6 +115,8 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
 /// in a loop on the source's own thread, paces it in live mode, and sends each frame downstream.
 open class SourceNode: Node, @unchecked Sendable {
     override open var inputPorts: [String] { [] }
+    override open var execution: Execution { .source }
+    override public final var role: NodeRole { .source }
 
     /// Whether the runner should pace frames by their media time in live mode (files: yes; a camera
     /// delivers in real time already: no).
@@ -118,9 +148,7 @@ open class SourceNode: Node, @unchecked Sendable {
 /// }
 /// ```
 open class FilterNode: Node, @unchecked Sendable {
-    /// Whether this node runs on its own worker thread with drop-while-busy admission (network nodes,
-    /// `slow`). Default: false, it runs inline on the thread that delivers the frame.
-    open var runsOnWorker: Bool { false }
+    override public final var role: NodeRole { .filter }
 
     /// Transforms one frame. Return nil to emit nothing for it.
     open func process(_ frame: Frame, context: RunContext) throws -> Frame? {
@@ -155,11 +183,7 @@ public enum PairingChoice: String, Sendable, CaseIterable {
 open class CompositeNode: Node, @unchecked Sendable {
     /// Pairing policy; nil means `sameFrame` offline and `newest` live.
     public var pairing: PairingPolicy?
-
-    /// Whether combining runs on a worker thread of its own (one group in flight; live mode drops a
-    /// group that arrives while busy, offline mode waits), so that the threads delivering the inputs
-    /// (a source, a network worker) go straight back to their own work. Default: false.
-    open var runsOnWorker: Bool { false }
+    override public final var role: NodeRole { .composite }
 
     /// Combines one frame per port (in port order) into the output frame.
     open func combine(_ frames: [Frame], context: RunContext) throws -> Frame? {
@@ -169,6 +193,9 @@ open class CompositeNode: Node, @unchecked Sendable {
 
 /// A node that consumes frames: an encoder, an image writer, a counter.
 open class SinkNode: Node, @unchecked Sendable {
+    override open var execution: Execution { .sink }
+    override public final var role: NodeRole { .sink }
+
     override open func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? { nil }
 
     /// Consumes one output frame. `index` counts the sink's output frames from 0, so the frame's

@@ -29,6 +29,12 @@ public final class RunContext: Sendable {
     /// Asks the sources to stop; in-flight work still finishes and sinks still finalize.
     public func requestStop() { stopFlag.store(true, ordering: .relaxed) }
 
+    /// Requests a stop once ``RunOptions/duration`` has passed since the start (checked by the
+    /// sources after each frame and by the output clock at each tick).
+    func stopIfPastDuration() {
+        if let limit = options.duration, clock.now() - startTime >= limit - 1e-9 { requestStop() }
+    }
+
     /// Whether a stop was requested (Ctrl-C, an error, a duration limit).
     public var isStopRequested: Bool { stopFlag.load(ordering: .relaxed) }
 

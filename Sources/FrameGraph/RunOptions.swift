@@ -30,6 +30,9 @@ public struct RunOptions: Sendable {
     public var tickPhase: Double = 0.5
     /// The time base. Default: the real monotonic clock; tests pass a ``ManualClock``.
     public var clock: any RunClock = MonotonicClock()
+    /// Stop the run this many seconds of clock time after frames start to flow (nil: run to the end
+    /// of the input). Default: nil.
+    public var duration: Double?
     /// Write a Chrome trace-event file here. Default: none.
     public var traceURL: URL?
     /// Files written by the caller beside the graph's own outputs (the CLI's `--stats`), checked with

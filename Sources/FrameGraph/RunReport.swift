@@ -87,7 +87,7 @@ public struct RunReport: Codable, Sendable {
         var primary: NodeCounters.Snapshot?
         for node in graphNodes {
             let s = node.counters.snapshot
-            let isSink = node is SinkNode
+            let isSink = node.execution == .sink
             nodes.append(NodeReport(name: node.name, kind: node.kind, received: s.received, processed: s.processed,
                                     emitted: s.emitted, droppedBusy: s.droppedBusy, droppedLate: s.droppedLate,
                                     duplicated: s.duplicated, skippedTicks: s.skippedTicks,
@@ -95,16 +95,17 @@ public struct RunReport: Codable, Sendable {
                                     droppedCorrupt: s.droppedCorrupt, nonFinite: s.nonFinite,
                                     latency: LatencySummary(s.latency),
                                     endToEnd: isSink ? LatencySummary(s.endToEnd) : nil))
-            if node is SourceNode { framesIn += s.emitted; atSource += s.droppedAtSource; corrupt += s.droppedCorrupt }
+            if node.execution == .source { framesIn += s.emitted; atSource += s.droppedAtSource; corrupt += s.droppedCorrupt }
             nonFinite += s.nonFinite
-            if let f = node as? FilterNode, f.runsOnWorker {
+            let isComposite = node.role == .composite
+            if node.execution == .worker && !isComposite {
                 workerCount += 1
                 admitted += s.processed
                 busy += s.droppedBusy
             }
-            if let c = node as? CompositeNode {
+            if isComposite {
                 late += s.droppedLate
-                if c.runsOnWorker { busy += s.droppedBusy }
+                if node.execution == .worker { busy += s.droppedBusy }
             }
             if isSink && primary == nil { primary = s }
         }

@@ -14,10 +14,10 @@ public final class SlowNode: FilterNode, @unchecked Sendable {
     }
 
     override public var kind: String { "slow" }
-    override public var runsOnWorker: Bool { true }
+    override public var execution: Execution { .worker }
 
     override public func process(_ frame: Frame, context: RunContext) throws -> Frame? {
-        context.clock.sleep(for: delay, lane: 100)
+        context.clock.sleep(for: delay, lane: Lane.current.id)
         return frame
     }
 }

@@ -75,7 +75,7 @@ final class Worker: @unchecked Sendable {
 
     /// Starts the thread.
     func start() {
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in Lane.current = lane; run() }
         thread.name = lane.name
         thread.start()
     }
@@ -104,7 +104,7 @@ final class Worker: @unchecked Sendable {
     }
 }
 
-/// A filter that runs on its own ``Worker`` (``FilterNode/runsOnWorker``).
+/// A filter that runs on its own ``Worker`` (``Execution/worker``).
 final class WorkerInbox: Inbox, @unchecked Sendable {
     let filter: FilterNode
     let worker: Worker

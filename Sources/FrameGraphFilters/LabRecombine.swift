@@ -26,7 +26,7 @@ public final class LabRecombine: CompositeNode, @unchecked Sendable {
     /// Whether recombining runs on a worker thread of its own (default true), pipelining it with
     /// decoding and prediction.
     public let ownWorker: Bool
-    override public var runsOnWorker: Bool { ownWorker }
+    override public var execution: Execution { ownWorker ? .worker : .inline }
 
     public init(name: String = "recombine", ownWorker: Bool = OptionSpecs.worker.defaultValue) {
         self.ownWorker = ownWorker

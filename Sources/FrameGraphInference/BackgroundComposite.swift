@@ -30,7 +30,7 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
     /// Whether compositing runs on its own worker thread (default true): the source and the network
     /// worker then go straight back to decoding and predicting, which pipelines the three stages.
     public let ownWorker: Bool
-    override public var runsOnWorker: Bool { ownWorker }
+    override public var execution: Execution { ownWorker ? .worker : .inline }
     private let maskScaler = Scaler(method: .bilinear)
     private let downScaler = Scaler(method: .area)
     private let upScaler = Scaler(method: .bilinear)

@@ -50,7 +50,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     }
 
     override public var kind: String { "network" }
-    override public var runsOnWorker: Bool { true }
+    override public var execution: Execution { .worker }
     override public var filesRead: [String] {
         (try? ModelLoader.resolve(modelReference, roots: modelSearchRoots)).map { [$0] } ?? []
     }

@@ -3,7 +3,8 @@ import FrameGraph
 
 /// A kind of node that pipeline files can declare: its name, role, options and how to make it.
 public struct NodeType: Sendable {
-    public enum Role: String, Sendable { case source, filter, composite, sink }
+    /// The node's role (the same as the made node's ``Node/role``).
+    public typealias Role = NodeRole
 
     public var name: String
     public var role: Role
@@ -44,7 +45,7 @@ public struct NodeCatalog: Sendable {
     /// Help text: every type with its ports and options.
     public func helpText() -> String {
         var lines: [String] = []
-        for role in [NodeType.Role.source, .filter, .composite, .sink] {
+        for role in NodeRole.allCases {
             for type in types.values.filter({ $0.role == role }).sorted(by: { $0.name < $1.name }) {
                 let ports = type.ports.count > 1 ? "  ports: " + type.ports.joined(separator: ", ") : ""
                 lines.append("\(type.name) (\(role.rawValue)): \(type.summary)\(ports)")

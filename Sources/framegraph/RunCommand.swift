@@ -31,7 +31,7 @@ struct RunCommand {
         if let trace = arguments.value("trace") { options.traceURL = URL(fileURLWithPath: trace) }
         let statsPath = arguments.value("stats")
         if let statsPath { options.otherOutputs[statsPath] = "--stats" }
-        let duration = try arguments.number("duration", in: RunCommand.durationRange)
+        options.duration = try arguments.number("duration", in: RunCommand.durationRange)
 
         var document = try Pipeline.parseFile(path: path)
         let camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
@@ -64,7 +64,7 @@ struct RunCommand {
             for node in runner.nodes {
                 let inputs = runner.inputs(of: node).map(\.description).joined(separator: ", ")
                 let output = runner.output(of: node)?.description ?? "-"
-                print("  \(node.name) (\(node.kind)): in [\(inputs)] → \(output)\(isWorker(node) ? "  [worker]" : "")")
+                print("  \(node.name) (\(node.kind)): in [\(inputs)] → \(output)  [\(node.execution.rawValue)]")
             }
             for source in pipeline.sources { try? source.finish(context: runner.context) }
             return 0
@@ -80,19 +80,6 @@ struct RunCommand {
         }
         let interrupts = Interrupts.shared
         interrupts.onInterrupt { runner.stop() }
-        if let limit = duration {
-            let context = runner.context
-            // Counted from the start of the run proper (after models load and files open): the run
-            // marks its start just before the first frame, so the target is re-read until reached.
-            Thread.detachNewThread {
-                while !context.isStopRequested {
-                    let now = context.clock.now(), target = context.startTime + limit
-                    if now >= target { break }
-                    context.clock.sleep(until: min(target, now + 0.1), lane: 9999)
-                }
-                context.requestStop()
-            }
-        }
         let quiet = arguments.has("quiet")
         let showProgress = !quiet && isatty(STDERR_FILENO) == 1
         var progress: (@Sendable (RunReport) -> Void)?
@@ -132,10 +119,6 @@ struct RunCommand {
         } catch {
             FileHandle.standardError.write(Data("framegraph: cannot write stats to \(path): \(describe(error))\n".utf8))
         }
-    }
-
-    private func isWorker(_ node: Node) -> Bool {
-        (node as? FilterNode)?.runsOnWorker ?? false
     }
 
     /// `--input`, `--output`, `--loop` and `--set` become option overrides on the document.

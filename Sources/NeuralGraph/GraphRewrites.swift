@@ -1,0 +1,96 @@
+/// Rewrites of the graph IR that executors use before compiling: dead operations removed, tanh split
+/// out of fused activations, ReLU-family activations folded into the operation before them.
+extension NeuralGraph {
+    /// The graph as the XNNPACK executor runs it: dead operations removed, tanh split out, ReLUs fused.
+    public func loweredForXNNPACK() -> NeuralGraph {
+        removingDeadOperations().splittingTanh().fusingActivations()
+    }
+
+    /// Removes operations none of whose outputs reaches a graph output (a crafted or badly converted
+    /// model can have them; a runtime would be asked to produce values nobody has room for).
+    public func removingDeadOperations() -> NeuralGraph {
+        var live = Set(outputs)
+        var keep = [Bool](repeating: false, count: nodes.count)
+        for (i, node) in nodes.enumerated().reversed() where node.outputs.contains(where: live.contains) {
+            keep[i] = true
+            live.formUnion(node.inputs.filter { $0 >= 0 })
+        }
+        var g = self
+        g.nodes = nodes.enumerated().filter { keep[$0.offset] }.map(\.element)
+        return g
+    }
+
+    /// Splits activations XNNPACK cannot fuse (tanh) into separate operations.
+    public func splittingTanh() -> NeuralGraph {
+        var g = self
+        var nodes: [NeuralNode] = []
+        for var node in self.nodes {
+            var fused: FusedActivation?
+            switch node.operation {
+            case .conv2d(var p) where p.activation == .tanh: p.activation = .none; node.operation = .conv2d(p); fused = .tanh
+            case .depthwiseConv2d(var p) where p.activation == .tanh: p.activation = .none; node.operation = .depthwiseConv2d(p); fused = .tanh
+            case .transposeConv2d(var p) where p.activation == .tanh: p.activation = .none; node.operation = .transposeConv2d(p); fused = .tanh
+            case .add(.tanh): node.operation = .add(.none); fused = .tanh
+            case .subtract(.tanh): node.operation = .subtract(.none); fused = .tanh
+            case .multiply(.tanh): node.operation = .multiply(.none); fused = .tanh
+            case .divide(.tanh): node.operation = .divide(.none); fused = .tanh
+            default: break
+            }
+            if fused != nil {
+                let final = node.outputs[0]
+                var t = g.tensors[final]
+                t.name += "/before_tanh"
+                let intermediate = g.addTensor(t)
+                node.outputs[0] = intermediate
+                nodes.append(node)
+                nodes.append(NeuralNode(operation: .tanh, inputs: [intermediate], outputs: [final], name: node.name + "/tanh"))
+            } else {
+                nodes.append(node)
+            }
+        }
+        g.nodes = nodes
+        return g
+    }
+
+    /// Folds a RELU / RELU6 / RELU_N1_TO_1 that is the only consumer of a convolution, pooling,
+    /// fully connected or arithmetic result into that operation's output clamp.
+    public func fusingActivations() -> NeuralGraph {
+        var g = self
+        var consumers: [Int: Int] = [:]
+        for n in g.nodes { for i in n.inputs where i >= 0 { consumers[i, default: 0] += 1 } }
+        for o in g.outputs { consumers[o, default: 0] += 1 }
+        var producer: [Int: Int] = [:]
+        for (i, n) in g.nodes.enumerated() { for o in n.outputs { producer[o] = i } }
+        var removed = Set<Int>()
+        for (i, node) in g.nodes.enumerated() {
+            let activation: FusedActivation
+            switch node.operation {
+            case .relu: activation = .relu
+            case .relu6: activation = .relu6
+            case .reluN1To1: activation = .reluN1To1
+            default: continue
+            }
+            let source = node.inputs[0]
+            guard consumers[source] == 1, let p = producer[source], !removed.contains(p) else { continue }
+            var fused = g.nodes[p]
+            switch fused.operation {
+            case .conv2d(var c) where c.activation == .none: c.activation = activation; fused.operation = .conv2d(c)
+            case .depthwiseConv2d(var c) where c.activation == .none: c.activation = activation; fused.operation = .depthwiseConv2d(c)
+            case .transposeConv2d(var c) where c.activation == .none: c.activation = activation; fused.operation = .transposeConv2d(c)
+            case .fullyConnected(.none): fused.operation = .fullyConnected(activation: activation)
+            case .add(.none): fused.operation = .add(activation)
+            case .subtract(.none): fused.operation = .subtract(activation)
+            case .multiply(.none): fused.operation = .multiply(activation)
+            case .divide(.none): fused.operation = .divide(activation)
+            case .averagePool2d(var q) where q.activation == .none: q.activation = activation; fused.operation = .averagePool2d(q)
+            case .maxPool2d(var q) where q.activation == .none: q.activation = activation; fused.operation = .maxPool2d(q)
+            default: continue
+            }
+            fused.outputs = node.outputs
+            g.nodes[p] = fused
+            removed.insert(i)
+        }
+        g.nodes = g.nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        return g
+    }
+}
