@@ -287,8 +287,11 @@ class PairSampler:
         return warp(self.frames[sel[:, 0]], theta, res), warp(self.frames[sel[:, 1]], theta, res)
 
 
-def augment(rgb, pair_of=None, strong=True):
+def augment(rgb, pair_of=None, photometric=True, damage=True):
     """rgb [n,3,res,res] clean -> (x input [n,1,res,res] = L'/50 - 1, ab target [n,2,64,64]).
+
+    photometric: exposure/gamma/white balance on the image (input and target);
+    damage: noise, JPEG-like quantisation, blur on the input only; a mild L jitter is always applied.
 
     pair_of: if given (an int m), rows i and i+m share the photometric draw (one pair of frames);
     the noise, JPEG-like and blur damage of the input is drawn per row (independent).
@@ -298,7 +301,7 @@ def augment(rgb, pair_of=None, strong=True):
     def draw(lo, hi, k=m):
         v = torch.empty(k, device=dev).uniform_(lo, hi)
         return torch.cat([v, v]) if pair_of else v
-    if strong:
+    if photometric:
         gain = torch.exp(draw(-0.35, 0.35)).view(n, 1, 1, 1)
         gamma = torch.exp(draw(-0.2, 0.2)).view(n, 1, 1, 1)
         wb_on = (draw(0, 1) < 0.6).float()
@@ -308,8 +311,11 @@ def augment(rgb, pair_of=None, strong=True):
         rgb = (rgb * gain * wb).clamp(0, 1) ** gamma
     lab = rgb2lab_t(rgb)
     ab = F.avg_pool2d(lab[:, 1:], IMG // OUT_RES)
-    if not strong:
-        return lab[:, :1] / 50.0 - 1.0, ab
+    if not damage:
+        L = lab[:, :1]
+        c = torch.empty(n, 1, 1, 1, device=dev).uniform_(0.85, 1.15)
+        b = torch.empty(n, 1, 1, 1, device=dev).uniform_(-6, 6)
+        return ((L - 50) * c + 50 + b).clamp(0, 100) / 50.0 - 1.0, ab
     sig = torch.empty(n, device=dev).uniform_(0, 0.035) * (torch.rand(n, device=dev) < 0.7).float()
     noisy = (rgb + torch.randn_like(rgb) * sig.view(n, 1, 1, 1)).clamp(0, 1)
     L = rgb2lab_t(noisy)[:, :1]
@@ -412,6 +418,9 @@ def main():
     ap.add_argument("--minutes", type=float, default=6.0, help="wall-clock training budget")
     ap.add_argument("--batch", type=int, default=96)
     ap.add_argument("--webcam-frac", type=float, default=0.5, help="share of each batch that is webcam frames (in pairs)")
+    ap.add_argument("--photo-aug", choices=["strong", "damage", "mild"], default="strong",
+                    help="augmentation of the photos: strong = photometric + damage (as webcam frames), damage = "
+                         "input damage only (noise/JPEG/blur, the photo's own colours), mild = L jitter only (v1)")
     ap.add_argument("--temporal", type=float, default=0.2, help="weight of the temporal-consistency term (0: off)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--wd", type=float, default=5e-4)
@@ -499,7 +508,7 @@ def main():
     cams = PairSampler(wtrain, dev)
     npairs = int(round(a.batch * a.webcam_frac / 2))
     nphoto = a.batch - 2 * npairs
-    log(f"batch {a.batch}: {npairs} webcam pairs + {nphoto} photos; temporal weight {a.temporal}")
+    log(f"batch {a.batch}: {npairs} webcam pairs + {nphoto} photos (augmentation {a.photo_aug}); temporal weight {a.temporal}")
 
     # evaluation sets (no augmentation, as at inference)
     ev = {
@@ -528,7 +537,8 @@ def main():
         with torch.no_grad():
             f0, f1 = cams.sample(npairs, IMG)
             xc, abc = augment(torch.cat([f0, f1]), pair_of=npairs)
-            xp, abp = augment(photos.sample(nphoto, IMG))
+            xp, abp = augment(photos.sample(nphoto, IMG), photometric=a.photo_aug == "strong",
+                              damage=a.photo_aug != "mild")
             x = torch.cat([xc, xp]).contiguous(memory_format=torch.channels_last)
             ab_small = torch.cat([abc, abp])
         net.train()
@@ -577,7 +587,7 @@ def main():
     final = ema.module.float().eval().to(memory_format=torch.contiguous_format)
     torch.save(dict(state=final.state_dict(), centres=centres, weights=weights), os.path.join(a.out, "colorizer.pt"))
     json.dump(dict(T=a.T, train_seconds=train_s, steps=step, batch=a.batch, params=nparams, macs=macs,
-                   webcam_frac=a.webcam_frac, temporal=a.temporal, lam=a.lam, lr=a.lr, wd=a.wd,
+                   webcam_frac=a.webcam_frac, temporal=a.temporal, photo_aug=a.photo_aug, lam=a.lam, lr=a.lr, wd=a.wd,
                    webcam_train_clips=sorted(wtrain), webcam_heldout_clips=sorted(wheld)),
               open(os.path.join(a.out, "summary.json"), "w"), indent=1)
     export_onnx(final.cpu(), centres, a.T, os.path.join(a.out, "colorizer.onnx"), log)
