@@ -76,6 +76,12 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
         return node
     }
 
+    /// Removes every connection from this node (a graph that failed to build lets go of itself:
+    /// connections in a cycle would otherwise keep its nodes alive).
+    public func removeAllTargets() {
+        targets.removeAll()
+    }
+
     /// Given what arrives at each input port, says what this node emits (nil for sinks), or throws a
     /// ``GraphError/mismatch(node:port:field:expected:got:)`` naming the port and field.
     open func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {

@@ -70,13 +70,57 @@ public struct Pipeline: @unchecked Sendable {
             }
             return node
         }
-        for c in document.connections {
+        do {
+            try connect(document.connections, lookup: lookup, file: file)
+        } catch {
+            for n in nodes { n.node.removeAllTargets() }
+            throw error
+        }
+        let sources = nodes.compactMap { $0.node as? SourceNode }
+        do {
+            if sources.isEmpty {
+                throw PipelineError(file: file, line: 1, column: 1, message: "the pipeline declares no source (file, camera or pattern)")
+            }
+            try checkReachable(nodes: nodes, sources: sources, document: document)
+            try checkAcyclic(nodes: nodes, document: document)
+        } catch {
+            for n in nodes { n.node.removeAllTargets() }
+            throw error
+        }
+        return Pipeline(nodes: nodes, sources: sources)
+    }
+
+    /// Frames must not flow in a circle: Kahn's algorithm over the declared nodes (iterative), and the
+    /// nodes left over are named.
+    static func checkAcyclic(nodes: [(name: String, type: String, node: Node)], document: PipelineDocument) throws {
+        var indegree: [ObjectIdentifier: Int] = [:]
+        for n in nodes { for t in n.node.targets { indegree[ObjectIdentifier(t.node), default: 0] += 1 } }
+        var ready = nodes.filter { indegree[ObjectIdentifier($0.node), default: 0] == 0 }.map(\.node)
+        var done = 0
+        while let node = ready.popLast() {
+            done += 1
+            for t in node.targets {
+                let id = ObjectIdentifier(t.node)
+                indegree[id, default: 0] -= 1
+                if indegree[id] == 0 { ready.append(t.node) }
+            }
+        }
+        guard done < nodes.count else { return }
+        let stuck = nodes.filter { indegree[ObjectIdentifier($0.node), default: 0] > 0 }
+        let d = document.declarations.first { $0.name == stuck.first?.name }
+        throw PipelineError(file: document.file, line: d?.location.line ?? 1, column: d?.location.column ?? 1,
+                            message: "frames would flow in a circle through \(stuck.map { "'\($0.name)'" }.joined(separator: ", ")): remove a connection of the loop")
+    }
+
+    /// Makes the connections of `connections`, resolving names with `lookup`.
+    static func connect(_ connections: [PipelineDocument.Connection], lookup: (PipelineDocument.Endpoint) throws -> Node, file: String) throws {
+        for c in connections {
             let from = try lookup(c.from), to = try lookup(c.to)
             if c.from.port != nil {
                 throw PipelineError(file: file, line: c.from.location.line, column: c.from.location.column,
                                     message: "an output has no port name: write '\(c.from.node) -> …'")
             }
-            if to is SourceNode {
+            if to.role == .source {
                 throw PipelineError(file: file, line: c.to.location.line, column: c.to.location.column,
                                     message: "'\(c.to.node)' is a source: nothing can be connected into it")
             }
@@ -93,12 +137,6 @@ public struct Pipeline: @unchecked Sendable {
             }
             from.addTarget(to, port: port)
         }
-        let sources = nodes.compactMap { $0.node as? SourceNode }
-        if sources.isEmpty {
-            throw PipelineError(file: file, line: 1, column: 1, message: "the pipeline declares no source (file, camera or pattern)")
-        }
-        try checkReachable(nodes: nodes, sources: sources, document: document)
-        return Pipeline(nodes: nodes, sources: sources)
     }
 
     /// Every declared node must receive frames from a source: a node left out of the connections (or

@@ -203,8 +203,10 @@ import TestSupport
         let original = try TestEnvironment.decodeAll(TestEnvironment.againClip).frames[30]
         let scaled = Frame.make(.yuv420p, width: 256, height: 256)
         try Scaler(method: .area).scale(original, into: scaled)
-        let a = frames[0].row(128), b = scaled.row(128)
-        let meanDifference = zip(a, b).map { abs(Int($0) - Int($1)) }.reduce(0, +) / a.count
+        let meanDifference = withExtendedLifetime((frames, scaled)) {  // rows point into the frames
+            let a = frames[0].row(128), b = scaled.row(128)
+            return zip(a, b).map { abs(Int($0) - Int($1)) }.reduce(0, +) / a.count
+        }
         #expect(meanDifference < 6, "first frame of the window should be the clip's frame 30")
     }
 
@@ -271,12 +273,14 @@ import TestSupport
         #expect(png.width == original[0].width && png.height == original[0].height)
         // Colour, not grey: a good share of pixels have channels that differ.
         var coloured = 0, total = 0
-        for y in stride(from: 0, to: png.height, by: 4) {
-            let row = png.row(y)
-            for x in stride(from: 0, to: png.width, by: 4) {
-                let (r, g, b) = (Int(row[3 * x]), Int(row[3 * x + 1]), Int(row[3 * x + 2]))
-                if max(r, g, b) - min(r, g, b) > 12 { coloured += 1 }
-                total += 1
+        withExtendedLifetime(png) {  // rows point into the frame
+            for y in stride(from: 0, to: png.height, by: 4) {
+                let row = png.row(y)
+                for x in stride(from: 0, to: png.width, by: 4) {
+                    let (r, g, b) = (Int(row[3 * x]), Int(row[3 * x + 1]), Int(row[3 * x + 2]))
+                    if max(r, g, b) - min(r, g, b) > 12 { coloured += 1 }
+                    total += 1
+                }
             }
         }
         #expect(Double(coloured) / Double(total) > 0.2, "\(coloured) of \(total) sampled pixels are coloured")

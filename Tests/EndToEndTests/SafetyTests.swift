@@ -92,11 +92,20 @@ import TestSupport
         let dir = TestEnvironment.scratch("safety-concurrent")
         let clip = try makeClip(dir, frames: 90)
         let out = dir.appendingPathComponent("o.mp4").path
-        let results = Locked([Int32]())
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            let r = try? framegraph(["run", "pipelines/transcode.fg", "--input", clip, "--output", out, "--quiet"])
-            results.update { $0.append(r?.status ?? -1) }
+        // Both processes run at the same time (started one after the other from this thread:
+        // Foundation's Process is not safe to launch from two threads at once).
+        let processes = (0..<2).map { _ in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: cli)
+            p.arguments = ["run", "pipelines/transcode.fg", "--input", clip, "--output", out, "--quiet"]
+            p.currentDirectoryURL = TestEnvironment.root
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            return p
         }
+        for p in processes { try p.run() }
+        for p in processes { p.waitUntilExit() }
+        let results = Locked(processes.map(\.terminationStatus))
         #expect(results.get() == [0, 0])
         // Whichever rename came last, the file is one whole encode: every frame, no duplicated index.
         #expect(try frameCount(out) == 90)
@@ -195,6 +204,8 @@ import TestSupport
              ":2:1: node 'spare' is not connected to any source"),
             ("source = file path=\(clip)\na = resize width=8 height=8\nb = resize width=8 height=8\nout = encode path=\(o)\nsource -> out\na -> b -> a\n",
              "nodes 'a', 'b' are not connected to any source"),
+            ("source = file path=\(clip)\na = resize width=8 height=8\nb = blend\nout = encode path=\(o)\nsource -> b.foreground\nsource -> b.background\nb -> a -> b.mask\nb -> out\n",
+             "frames would flow in a circle through 'a', 'b'"),
         ]
         for (text, expected) in cases {
             let pipeline = dir.appendingPathComponent("p.fg").path

@@ -26,7 +26,8 @@ import TestSupport
             #expect(abs(f.mediaTime - Double(i) / 30) < 0.002, "frame \(i) at \(f.mediaTime)")
         }
         // Real pictures, not blank: luma varies across the frame.
-        let luma = frames[10].row(240).map(Int.init)
+        // `row` points into the frame's buffer: keep the frames alive while it is read.
+        let luma = withExtendedLifetime(frames) { frames[10].row(240).map(Int.init) }
         #expect((luma.max() ?? 0) - (luma.min() ?? 0) > 50)
     }
 
@@ -68,8 +69,10 @@ import TestSupport
         for y in 0..<21 { frame.row(y, plane: 0).update(repeating: 126) }
         let rgb = Frame.make(.rgb24, width: 33, height: 21)
         try Scaler().scale(frame, into: rgb)
-        for y in [0, 10, 20] {
-            for v in rgb.row(y) { #expect(abs(Int(v) - 128) <= 2) }  // (126 − 16) × 255/219 ≈ 128
+        withExtendedLifetime(rgb) {  // rows point into the frame
+            for y in [0, 10, 20] {
+                for v in rgb.row(y) { #expect(abs(Int(v) - 128) <= 2) }  // (126 − 16) × 255/219 ≈ 128
+            }
         }
     }
 

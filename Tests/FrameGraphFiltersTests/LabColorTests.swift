@@ -60,15 +60,19 @@ import TestSupport
         }
         let labFrame = LabColor.labFrame(from: rgb)
         var worst: Float = 0
-        for i in 0..<100_000 {
-            for c in 0..<3 { worst = max(worst, abs(labFrame.floatRow(i / 400, plane: c)[i % 400] - lab[3 * i + c])) }
+        withExtendedLifetime(labFrame) {  // rows point into the frame: keep it alive while they are read
+            for i in 0..<100_000 {
+                for c in 0..<3 { worst = max(worst, abs(labFrame.floatRow(i / 400, plane: c)[i % 400] - lab[3 * i + c])) }
+            }
         }
         print("lab frame: max abs difference from scikit-image \(worst)")
         #expect(worst <= 1e-3, "rgb→Lab max abs difference \(worst)")
         // And back: every byte within one level of the original.
         let back = LabColor.rgbFrame(from: labFrame)
         var worstByte = 0
-        for y in 0..<250 { for (u, v) in zip(back.row(y), rgb.row(y)) { worstByte = max(worstByte, abs(Int(u) - Int(v))) } }
+        withExtendedLifetime((back, rgb)) {
+            for y in 0..<250 { for (u, v) in zip(back.row(y), rgb.row(y)) { worstByte = max(worstByte, abs(Int(u) - Int(v))) } }
+        }
         #expect(worstByte <= 1, "round trip max byte difference \(worstByte)")
     }
 }

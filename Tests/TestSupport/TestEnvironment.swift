@@ -40,6 +40,14 @@ public enum TestEnvironment {
         #endif
     }()
 
+    /// Whether this process runs under AddressSanitizer or ThreadSanitizer (tools/sanitize.sh): their
+    /// allocators hold freed memory back, so resident-memory checks mean nothing there.
+    public static let isSanitized: Bool = {
+        let handle = dlopen(nil, RTLD_NOW)
+        defer { if let handle { dlclose(handle) } }
+        return dlsym(handle, "__asan_init") != nil || dlsym(handle, "__tsan_init") != nil
+    }()
+
     /// The CLI built beside the running tests (same configuration: `swift build --build-tests`
     /// builds it too), else the debug build.
     public static var cli: String {
