@@ -363,7 +363,8 @@ def webcam_metrics(sessions, clips, segmenter, settings, grid=None, grid_per_cli
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("models", nargs="+", help="ONNX models; NAME=PATH names one in the output")
+    ap.add_argument("models", nargs="+", help="ONNX models; NAME=PATH names one in the output; PATH@T replaces its "
+                    "annealed-mean temperature by T (e.g. for a sweep)")
     ap.add_argument("--val", default="../shared/data/bsds500/val")
     ap.add_argument("--webcam", default="../shared/media/webcam", help="folder of the webcam clips")
     ap.add_argument("--split", default=os.path.join(HERE, "webcam_split.json"), help="held-out clip list")
@@ -384,12 +385,15 @@ def main():
                     "pipeline (pipelines/colorize-image.fg: its Lab, resize, runtime) instead of onnxruntime")
     a = ap.parse_args()
 
-    paths = {}
+    paths, temps = {}, {}
     for m in a.models:
         name, _, p = m.rpartition("=")
-        paths[name or os.path.basename(p)] = p
-    sessions = {k: session(with_temperature(p, a.T) if a.T else p, 1) for k, p in paths.items()}
-    out = dict(models={k: dict(path=os.path.relpath(p), temperature=a.T or temperature_of(p)) for k, p in paths.items()})
+        p, _, t = p.partition("@")
+        k = name or os.path.basename(p)
+        paths[k] = p
+        temps[k] = float(t) if t else a.T
+    sessions = {k: session(with_temperature(p, temps[k]) if temps[k] else p, 1) for k, p in paths.items()}
+    out = dict(models={k: dict(path=os.path.relpath(p), temperature=temps[k] or temperature_of(p)) for k, p in paths.items()})
 
     if not a.no_photos:
         ph = photo_metrics(sessions, a.val, a.limit, a.grid, a.framegraph, paths)

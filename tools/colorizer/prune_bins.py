@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Drop a/b bins that the trained colorizer never uses, to shrink the classifier and softmax.
 
-Runs the exported ONNX (onnxruntime, CPU) on the TRAINING photos only (original and mirrored),
+Runs the exported ONNX (onnxruntime, CPU) on the TRAINING photos and every 3rd frame of the TRAINING
+webcam clips only (the clips not held out in webcam_split.json; original and mirrored),
 records each bin's largest annealed-softmax probability over all pixels, and removes the bins
 whose largest probability stays below --threshold from the head Conv (weights and bias) and from
 the decoding Conv (the bin centres). The removed bins' probability mass is then spread over the
@@ -10,7 +11,7 @@ and the script reports the largest change it sees on the photos it ran.
 
 Usage:
   taskset -c 1 .venv-tools/bin/python tools/colorizer/prune_bins.py in.onnx out.onnx \
-      --photos /work/shared/data/bsds500/train --threshold 1e-3
+      --photos ../shared/data/bsds500/train --webcam ../shared/media/webcam --threshold 1e-3
 """
 import argparse
 import os
@@ -23,7 +24,7 @@ from PIL import Image
 from skimage.color import rgb2lab
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from metrics import resize_f, session  # noqa: E402
+from metrics import decode_clip, resize_f, session, with_temperature  # noqa: E402
 
 
 def tail_nodes(m):
@@ -42,14 +43,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("src")
     ap.add_argument("dst")
-    ap.add_argument("--photos", default="/work/shared/data/bsds500/train")
+    ap.add_argument("--photos", default="../shared/data/bsds500/train")
+    ap.add_argument("--webcam", default="../shared/media/webcam", help="webcam clips folder ('' to skip)")
+    ap.add_argument("--split", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "webcam_split.json"))
+    ap.add_argument("--frame-step", type=int, default=3)
     ap.add_argument("--threshold", type=float, default=1e-3)
+    ap.add_argument("--T", type=float, default=None, help="set the annealed-mean temperature first (else keep the model's)")
     a = ap.parse_args()
 
-    m = onnx.load(a.src)
+    load = (lambda: onnx.load_from_string(with_temperature(a.src, a.T))) if a.T else (lambda: onnx.load(a.src))
+    m = load()
     head, mul, sm, dec = tail_nodes(m)
     # expose the softmax output to measure per-bin use
-    probe = onnx.load(a.src)
+    probe = load()
     probe.graph.output.append(helper.make_tensor_value_info(sm.output[0], onnx.TensorProto.FLOAT, None))
     tmp = a.dst + ".probe.onnx"
     onnx.save(probe, tmp)
@@ -57,8 +63,16 @@ def main():
     names = sorted(f for f in os.listdir(a.photos) if f.lower().endswith((".jpg", ".jpeg", ".png")))
     pmax = None
     xs = []
-    for n in names:
-        rgb = np.asarray(Image.open(os.path.join(a.photos, n)).convert("RGB"), dtype=np.float64) / 255.0
+    inputs = [np.asarray(Image.open(os.path.join(a.photos, n)).convert("RGB"), dtype=np.float64) / 255.0 for n in names]
+    nclips = 0
+    if a.webcam:
+        import json
+        held = set(json.load(open(a.split))["heldout"])
+        for c in sorted(f[:-4] for f in os.listdir(a.webcam) if f.endswith(".mkv")):
+            if c not in held:
+                nclips += 1
+                inputs += [f.astype(np.float64) / 255.0 for f in decode_clip(os.path.join(a.webcam, c + ".mkv"))[::a.frame_step]]
+    for rgb in inputs:
         L = rgb2lab(rgb)[..., 0].astype(np.float32)
         x = (resize_f(L, (256, 256)) / 50.0 - 1.0)[None, None].astype(np.float32)
         for xi in (x, x[..., ::-1].copy()):
@@ -68,7 +82,7 @@ def main():
             xs.append((xi, ab))
     os.remove(tmp)
     keep = np.nonzero(pmax >= a.threshold)[0]
-    print(f"{len(names)} photos x2: keeping {len(keep)} of {len(pmax)} bins (max prob >= {a.threshold})")
+    print(f"{len(names)} photos + {len(inputs) - len(names)} frames of {nclips} training clips, x2: keeping {len(keep)} of {len(pmax)} bins (max prob >= {a.threshold})")
 
     inits = {t.name: t for t in m.graph.initializer}
 
