@@ -393,7 +393,9 @@ def main():
         paths[k] = p
         temps[k] = float(t) if t else a.T
     sessions = {k: session(with_temperature(p, temps[k]) if temps[k] else p, 1) for k, p in paths.items()}
-    out = dict(models={k: dict(path=os.path.relpath(p), temperature=temps[k] or temperature_of(p)) for k, p in paths.items()})
+    root = os.path.dirname(os.path.dirname(HERE))
+    out = dict(models={k: dict(path=os.path.relpath(p, root) if os.path.abspath(p).startswith(root + os.sep) else os.path.basename(p),
+                               temperature=temps[k] or temperature_of(p)) for k, p in paths.items()})
 
     if not a.no_photos:
         ph = photo_metrics(sessions, a.val, a.limit, a.grid, a.framegraph, paths)
