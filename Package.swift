@@ -7,7 +7,12 @@ import PackageDescription
 let package = Package(
     name: "FrameGraph",
     products: [
-        .library(name: "FrameGraph", targets: ["FrameGraph", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphPipelines"]),
+        // One library with everything a program needs: `import FrameGraph` for the core, and the
+        // modules of the parts it uses (FrameGraphMedia, FrameGraphFilters, FrameGraphInference,
+        // FrameGraphCamera, FrameGraphPipelines, ModelStore, NeuralGraph, XNNPACKRuntime).
+        .library(name: "FrameGraph", targets: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
+                                               "NeuralGraph", "TFLiteImport", "ONNXImport", "XNNPACKRuntime", "ModelStore",
+                                               "FrameGraphInference", "FrameGraphPipelines"]),
         .executable(name: "framegraph", targets: ["framegraph"]),
     ],
     targets: [
@@ -38,18 +43,21 @@ let package = Package(
         .target(name: "FFmpegSupport", dependencies: ["FrameGraph", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale"]),
         // Sources and sinks: video files in and out, PNG, test pattern.
         .target(name: "FrameGraphMedia", dependencies: ["FrameGraph", "FFmpegSupport"]),
-        // Filters: crop, resize, pixel-format conversion, grayscale, alpha blend, slow.
+        // Filters: crop, resize, pixel-format conversion, grayscale, alpha blend, Lab, background composite.
         .target(name: "FrameGraphFilters", dependencies: ["FrameGraph", "FFmpegSupport", "CFrameGraphKernels"]),
         // V4L2 camera source through libv4l2, device listing.
         .target(name: "FrameGraphCamera", dependencies: ["FrameGraph", "CV4L2"]),
-        // Network node, output decoders (segmentation mask), composites, model packages.
-        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "FrameGraphMedia", "NeuralGraph", "TFLiteImport", "ONNXImport", "XNNPACKRuntime"]),
+        // Model files by name or path: lookup, importer by format, input normalisation conventions.
+        .target(name: "ModelStore", dependencies: ["NeuralGraph", "TFLiteImport", "ONNXImport"]),
+        // Network node (a model on its own worker), model input preparation, output decoders.
+        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "NeuralGraph", "ModelStore", "XNNPACKRuntime"]),
         // Pipeline description files: parser, node catalog, builder.
-        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "FrameGraphCamera"]),
-        // The command-line tool.
+        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "ModelStore", "FrameGraphCamera"]),
         // Micro-benchmarks that print figures (Lab conversion …).
         .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters"]),
-        .executableTarget(name: "framegraph", dependencies: ["FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera", "XNNPACKRuntime", "NeuralGraph"]),
+        // The command-line tool.
+        .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera",
+                                                             "XNNPACKRuntime", "NeuralGraph", "ModelStore"]),
 
         // libFuzzer targets (tools/fuzz/run.sh builds them with -D FUZZING -sanitize=fuzzer,address);
         // a normal build makes them replay tools: `fuzz-tflite FILE…` runs each input once.
@@ -66,7 +74,8 @@ let package = Package(
         .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
         .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "FrameGraph", "TestSupport"]),
         .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "TestSupport"]),
-        .testTarget(name: "FrameGraphInferenceTests", dependencies: ["FrameGraphInference", "TestSupport"]),
+        .testTarget(name: "FrameGraphInferenceTests", dependencies: ["FrameGraphInference", "FrameGraph", "FFmpegSupport", "FrameGraphFilters",
+                                                                  "FrameGraphMedia", "NeuralGraph", "ModelStore", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "CameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),

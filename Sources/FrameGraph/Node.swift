@@ -111,6 +111,14 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// Throws a mismatch error when what arrives at `port` is not 8-bit (a float frame, such as a
+    /// colorizer's a/b output). `hint` is added to the expectation ("add a 'convert' node").
+    public func requireEightBit(_ input: FrameDescription, port: Int = 0, hint: String? = nil) throws {
+        guard input.format.isFloat else { return }
+        throw GraphError.mismatch(node: name, port: portName(port), field: "pixel format",
+                                  expected: "an 8-bit format" + (hint.map { " (\($0))" } ?? ""), got: input.format.description)
+    }
+
     /// The name of input `port` (or its number when out of range).
     public func portName(_ port: Int) -> String {
         inputPorts.indices.contains(port) ? inputPorts[port] : "#\(port)"

@@ -77,7 +77,7 @@ public enum PixelFormat: Hashable, Sendable, CustomStringConvertible {
         case "gray8", "gray", "grey": self = .gray8
         default:
             let lower = name.lowercased()
-            if lower.hasPrefix("float32x"), let c = Int(lower.dropFirst(8)), (1...16).contains(c) {
+            if lower.hasPrefix("float32x"), let c = Int(lower.dropFirst(8)), (1...4).contains(c) {
                 self = .planarFloat32(channels: c)
             } else {
                 return nil
@@ -86,5 +86,11 @@ public enum PixelFormat: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Every format name accepted by ``init(name:)``, for help texts and error messages.
-    public static let knownNames = ["rgb24", "rgba", "bgra", "yuv420p", "nv12", "gray8", "float32xN"]
+    public static let knownNames = ["rgb24", "rgba", "bgra", "yuv420p", "nv12", "gray8", "float32xN (N = 1…4)"]
+
+    /// Whether samples are float32 (planar float frames) rather than 8-bit.
+    public var isFloat: Bool {
+        if case .planarFloat32 = self { return true }
+        return false
+    }
 }

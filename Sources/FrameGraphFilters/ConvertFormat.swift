@@ -10,7 +10,6 @@ import FrameGraph
 public final class ConvertFormat: FilterNode, @unchecked Sendable {
     public let target: PixelFormat
     private let scaler = Scaler(method: .bilinear)
-    private var input = FrameDescription(format: .rgb24, width: 1, height: 1)
 
     public init(name: String = "convert", to target: PixelFormat) {
         self.target = target
@@ -21,7 +20,6 @@ public final class ConvertFormat: FilterNode, @unchecked Sendable {
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let input = inputs.first else { return nil }
-        self.input = input
         switch (input.format, target) {
         case (.planarFloat32(let c), .planarFloat32(let d)) where c != d:
             throw GraphError.mismatch(node: name, port: "in", field: "channels", expected: "\(d)", got: "\(c)")

@@ -17,9 +17,7 @@ public final class Grayscale: FilterNode, @unchecked Sendable {
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let input = inputs.first else { return nil }
-        if case .planarFloat32 = input.format {
-            throw GraphError.mismatch(node: name, port: "in", field: "pixel format", expected: "an 8-bit format", got: input.format.description)
-        }
+        try requireEightBit(input)
         return FrameDescription(format: .gray8, width: input.width, height: input.height)
     }
 

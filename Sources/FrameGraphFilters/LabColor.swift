@@ -108,20 +108,6 @@ public enum LabColor {
         return UInt8(min(255, max(0, (s * 255).rounded())))
     }
 
-    /// 8-bit sRGB of a Lab colour, with the tables already at hand (for loops over pixels).
-    @inline(__always)
-    static func rgbBytes(_ table: UnsafeBufferPointer<UInt8>, l: Float, a: Float, b: Float) -> (UInt8, UInt8, UInt8) {
-        let fy = (l + 16) * (1 / 116)
-        let fx = fy + a * (1 / 500)
-        let fz = max(fy - b * (1 / 200), 0)
-        let x = finv(fx), y = finv(fy), z = finv(fz)
-        let i = inverse
-        let n = Float(byteTableSize)
-        @inline(__always) func index(_ v: Float) -> Int { Int(min(max(v, 0), 1) * n + 0.5) }
-        return (table[index(i.0 * x + i.1 * y + i.2 * z)], table[index(i.3 * x + i.4 * y + i.5 * z)],
-                table[index(i.6 * x + i.7 * y + i.8 * z)])
-    }
-
     /// sRGB (0…1, clipped) of a Lab colour, as scikit-image's `lab2rgb` (negative Z clipped to 0).
     @inline(__always)
     public static func rgb(l: Float, a: Float, b: Float) -> (r: Float, g: Float, b: Float) {

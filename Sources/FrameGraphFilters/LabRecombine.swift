@@ -23,6 +23,19 @@ public final class LabRecombine: CompositeNode, @unchecked Sendable {
     private var rowKernels: LabRows?
     private let pool = BufferPool(maxFreePerSize: 8)
 
+    /// Row buffers of one recombine pass: L, a and b at the frame's width, a and b at the a/b width.
+    private struct RowScratch {
+        var l: [Float], a: [Float], b: [Float], aRow: [Float], bRow: [Float]
+        init(l: [Float], a: [Float], b: [Float], aRow: [Float], bRow: [Float]) {
+            (self.l, self.a, self.b, self.aRow, self.bRow) = (l, a, b, aRow, bRow)
+        }
+        init(width: Int, abWidth: Int) {
+            let row = [Float](repeating: 0, count: width), abRow = [Float](repeating: 0, count: abWidth)
+            self.init(l: row, a: row, b: row, aRow: abRow, bRow: abRow)
+        }
+    }
+    private var scratch = RowScratch(width: 0, abWidth: 0)
+
     /// Whether recombining runs on a worker thread of its own (default true), pipelining it with
     /// decoding and prediction.
     public let ownWorker: Bool
@@ -75,8 +88,11 @@ public final class LabRecombine: CompositeNode, @unchecked Sendable {
         if rowKernels?.width != width { rowKernels = LabRows(width: width) }
         guard var kernels = rowKernels else { return nil }
         // Per output row: L from the frame, a/b interpolated vertically then horizontally, then Lab → RGB.
-        var l = [Float](repeating: 0, count: width), a = l, b = l
-        var aRow = [Float](repeating: 0, count: aw), bRow = aRow
+        // The row buffers are the node's, reused frame after frame (moved out and back, so no copy).
+        if scratch.l.count != width || scratch.aRow.count != aw { scratch = RowScratch(width: width, abWidth: aw) }
+        var (l, a, b, aRow, bRow) = (scratch.l, scratch.a, scratch.b, scratch.aRow, scratch.bRow)
+        scratch = RowScratch(width: 0, abWidth: 0)
+        defer { scratch = RowScratch(l: l, a: a, b: b, aRow: aRow, bRow: bRow) }
         LabColor.linearFromByte.withUnsafeBufferPointer { linear in
             LabColor.byteFromLinear.withUnsafeBufferPointer { bytes in
                 guard let linearTable = linear.baseAddress, let byteTable = bytes.baseAddress else { return }

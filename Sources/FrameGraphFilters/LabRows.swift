@@ -64,3 +64,29 @@ struct LabRows {
         } } }
     }
 }
+
+/// Lab lightness (0…100) of whole rgb24 rows, through the vectorised row kernel: for preparing a
+/// colorizer's input without a per-pixel function call.
+///
+/// ```swift
+/// var rows = LightnessRows(width: 256)
+/// rows.convert(rgbRow, into: lightness)   // 256 pixels → 256 floats
+/// ```
+public struct LightnessRows {
+    private var rows: LabRows
+
+    public init(width: Int) {
+        rows = LabRows(width: width)
+    }
+
+    /// The row's width in pixels.
+    public var width: Int { rows.width }
+
+    /// Converts `width` rgb24 pixels at `src` into `width` lightness values at `l`.
+    public mutating func convert(_ src: UnsafePointer<UInt8>, into l: UnsafeMutablePointer<Float>) {
+        LabColor.linearFromByte.withUnsafeBufferPointer { table in
+            guard let base = table.baseAddress else { return }
+            rows.lightness(from: src, table: base, l: l)
+        }
+    }
+}

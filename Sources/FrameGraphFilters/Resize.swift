@@ -38,11 +38,9 @@ public final class Resize: FilterNode, @unchecked Sendable {
         guard width > 0, height > 0 else {
             throw GraphError.invalidOption(node: name, option: "width", reason: "size must be positive, got \(width)x\(height)")
         }
-        if case .planarFloat32 = input.format {
-            throw GraphError.mismatch(node: name, port: "in", field: "pixel format", expected: "an 8-bit format", got: input.format.description)
-        }
+        try requireEightBit(input)
         let outFormat = format ?? input.format
-        if case .planarFloat32 = outFormat {
+        if outFormat.isFloat {
             throw GraphError.invalidOption(node: name, option: "format", reason: "resize outputs 8-bit formats; use 'convert' for float")
         }
         output = FrameDescription(format: outFormat, width: width, height: height)

@@ -1,6 +1,7 @@
 import FFmpegSupport
 import FrameGraph
 import FrameGraphFilters
+import ModelStore
 import XNNPACKRuntime
 
 /// Turns a frame into a model's NHWC float input: scale (stretch, like MediaPipe's selfie
@@ -22,6 +23,7 @@ public final class ModelInput {
     let normalization: InputNormalization
     private let scaler = Scaler(method: .bilinear)
     private let rgb: Frame
+    private var lightnessRows: LightnessRows
 
     init(width: Int, height: Int, channels: Int, content: Content = .rgb, normalization: InputNormalization) {
         self.content = content
@@ -30,6 +32,7 @@ public final class ModelInput {
         self.channels = channels
         self.normalization = normalization
         rgb = Frame.make(channels == 1 && content == .rgb ? .gray8 : .rgb24, width: width, height: height, pool: BufferPool())
+        lightnessRows = LightnessRows(width: width)
     }
 
     /// Writes `frame` into `buffer` (count width × height × channels).
@@ -46,11 +49,10 @@ public final class ModelInput {
         if content == .lightness {
             let scale = normalization.scale, offset = normalization.offset
             for y in 0..<height {
-                let src = frame.row(y)
+                guard let src = frame.row(y).baseAddress else { continue }
                 let dst = buffer.pointer + y * width
-                for x in 0..<width {
-                    dst[x] = LabColor.lightness(r: src[3 * x], g: src[3 * x + 1], b: src[3 * x + 2]) * scale + offset
-                }
+                lightnessRows.convert(src, into: dst)  // L of the row (vectorised), then normalised in place
+                for x in 0..<width { dst[x] = dst[x] * scale + offset }
             }
             return
         }

@@ -1,6 +1,7 @@
 import FFmpegSupport
 import Foundation
 import FrameGraph
+import ModelStore
 import NeuralGraph
 import XNNPACKRuntime
 
@@ -13,7 +14,8 @@ import XNNPACKRuntime
 /// camera --> net --> matte.port(1)
 /// ```
 /// The frame is scaled to the model's input size as RGB and normalised (by default as MediaPipe does
-/// for its known models, else to 0…1); the model loads and compiles in ``start(context:)``.
+/// for its known models, else to 0…1); the model loads and compiles when the graph is validated
+/// (``negotiate(inputs:)``), so a bad model is reported before the first frame.
 public final class NetworkNode: FilterNode, @unchecked Sendable {
     /// Settings with their defaults.
     public struct Options: Sendable {
@@ -57,9 +59,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let frame = inputs.first else { return nil }
-        if case .planarFloat32 = frame.format {
-            throw GraphError.mismatch(node: name, port: "in", field: "pixel format", expected: "an 8-bit format", got: frame.format.description)
-        }
+        try requireEightBit(frame)
         let predictor = try loadPredictor()
         let info = predictor.inputInfo(0)
         guard info.shape.count == 4, info.shape[0] == 1, info.shape[3] == 3 || info.shape[3] == 1 else {
@@ -91,7 +91,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
             loadSeconds = Date().timeIntervalSince(start)
             return p
         } catch let error as ModelError {
-            throw GraphError.nodeFailed(node: name, reason: error.description)
+            throw NetworkNodeError(node: name, error: error)
         }
     }
 
@@ -138,4 +138,12 @@ extension NetworkNode {
         public static let lightnessOffset = NodeOption.number(
             "offset", default: Double(InputNormalization.lightness.offset), -1e6...1e6, "see scale")
     }
+}
+
+/// A network node's model could not be imported, compiled or run. The ``ModelError`` is kept as it
+/// is (typed), with the node that owns the model.
+public struct NetworkNodeError: Error, Sendable, CustomStringConvertible, Equatable {
+    public let node: String
+    public let error: ModelError
+    public var description: String { "node '\(node)' failed: \(error.description)" }
 }

@@ -26,10 +26,7 @@ public final class FileSink: SinkNode, @unchecked Sendable {
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let input = inputs.first else { return nil }
-        if case .planarFloat32 = input.format {
-            throw GraphError.mismatch(node: name, port: "in", field: "pixel format", expected: "an 8-bit format (add a 'convert' node)",
-                                      got: input.format.description)
-        }
+        try requireEightBit(input, hint: "add a 'convert' node")
         guard input.width % 2 == 0, input.height % 2 == 0 else {
             throw GraphError.mismatch(node: name, port: "in", field: "size", expected: "even width and height for H.264 4:2:0",
                                       got: "\(input.width)x\(input.height)")

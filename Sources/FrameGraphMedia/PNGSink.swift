@@ -27,10 +27,7 @@ public final class PNGSink: SinkNode, @unchecked Sendable {
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         try PNGSink.checkPattern(pattern, node: name)
-        if let input = inputs.first, case .planarFloat32 = input.format {
-            throw GraphError.mismatch(node: name, port: "in", field: "pixel format", expected: "an 8-bit format (add a 'convert' node)",
-                                      got: input.format.description)
-        }
+        if let input = inputs.first { try requireEightBit(input, hint: "add a 'convert' node") }
         return nil
     }
 

@@ -3,6 +3,7 @@ import FrameGraph
 import FrameGraphFilters
 import FrameGraphInference
 import FrameGraphMedia
+import ModelStore
 
 extension NodeCatalog {
     /// FrameGraph's own node types. Each type's options, defaults and ranges come from its node's
@@ -68,10 +69,13 @@ extension NodeCatalog {
         },
         NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness",
                  options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,
-                           NetworkNode.OptionSpecs.lightnessScale.spec, NetworkNode.OptionSpecs.lightnessOffset.spec]) { name, o in
+                           NetworkNode.OptionSpecs.lightnessScale.spec, NetworkNode.OptionSpecs.lightnessOffset.spec,
+                           ColorizerDecoder.OptionSpecs.smoothing.spec, ColorizerDecoder.OptionSpecs.sceneCut.spec]) { name, o in
             typealias S = NetworkNode.OptionSpecs
             let normalization = InputNormalization(scale: Float(try o.value(S.lightnessScale)), offset: Float(try o.value(S.lightnessOffset)))
-            let node = NetworkNode(name: name, model: try o.value(S.colorizeModel), decoder: ColorizerDecoder(),
+            let decoder = ColorizerDecoder(smoothing: Float(try o.value(ColorizerDecoder.OptionSpecs.smoothing)),
+                                           sceneCut: Float(try o.value(ColorizerDecoder.OptionSpecs.sceneCut)), inputScale: normalization.scale)
+            let node = NetworkNode(name: name, model: try o.value(S.colorizeModel), decoder: decoder,
                                    options: .init(threads: try o.value(S.threads), normalization: normalization, input: .lightness))
             node.modelSearchRoots = [o.projectFolder]
             return node

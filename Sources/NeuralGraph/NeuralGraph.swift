@@ -36,7 +36,7 @@ public struct NeuralNode: Sendable {
 
 /// A neural network in FrameGraph's intermediate representation: tensors (NHWC activations,
 /// constants in aligned storage owned by the graph) and operations in execution order.
-/// Importers (TFLite, ONNX, MetalTensor) produce it; executors run it.
+/// Importers (TFLite, ONNX) produce it; executors (XNNPACKRuntime) run it.
 public struct NeuralGraph: Sendable {
     public var tensors: [TensorValue]
     public var nodes: [NeuralNode]

@@ -51,7 +51,7 @@ public final class Predictor: @unchecked Sendable {
         self.options = options
         let graph = original.loweredForXNNPACK()
         self.graph = graph
-        guard XNNPACKLibrary.initialized else { throw XNNPACKError(operation: "initialize", status: "failed") }
+        guard XNNPACKLibrary.initialized else { throw ModelError.runtime(operation: "initialize XNNPACK", reason: "failed") }
         if options.threads > 1 { threadpool = pthreadpool_create(options.threads) }
 
         // Constants as float32 in storage the predictor keeps (XNNPACK reads them at runtime creation).

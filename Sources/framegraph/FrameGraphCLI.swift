@@ -9,8 +9,9 @@ struct FrameGraphCLI {
     static let version = "0.1.0"
 
     static func main() {
-        Interrupts.shared.install()  // first: an interrupt at any moment ends cleanly with status 130
         let words = Array(CommandLine.arguments.dropFirst())
+        // First: an interrupt at any moment of a run ends it cleanly with status 130 and its stats.
+        Interrupts.shared.install(forRun: words.first == "run")
         let status: Int32
         do {
             status = try dispatch(words)

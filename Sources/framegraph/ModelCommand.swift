@@ -1,6 +1,7 @@
 import Foundation
 import FrameGraph
 import FrameGraphInference
+import ModelStore
 import NeuralGraph
 import XNNPACKRuntime
 

@@ -17,7 +17,6 @@ struct RunCommand {
         guard let path = arguments.positional.dropFirst().first else {
             throw Arguments.UsageError(description: "\(checkOnly ? "check" : "run") needs a pipeline file, e.g. pipelines/transcode.fg")
         }
-        if !checkOnly { Interrupts.shared.hold() }
         var options = RunOptions()
         if let mode = arguments.value("mode") {
             guard let m = RunMode(rawValue: mode) else { throw Arguments.UsageError(description: "--mode expects live or offline, got '\(mode)'") }
@@ -33,6 +32,8 @@ struct RunCommand {
         if let statsPath { options.otherOutputs[statsPath] = "--stats" }
         options.duration = try arguments.number("duration", in: RunCommand.durationRange)
 
+        // Interrupted while the command line was read: stop before anything is opened.
+        if let stopped = stoppedBeforeStart(options, statsPath: statsPath) { return stopped }
         var document = try Pipeline.parseFile(path: path)
         let camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
                                        format: arguments.value("camera-format"), reconnect: arguments.has("reconnect"))
@@ -78,6 +79,7 @@ struct RunCommand {
                 FileHandle.standardError.write(Data("camera \(c.settings.path): \(granted)\(differences.isEmpty ? "" : " (granted \(differences.joined(separator: ", ")))")\n".utf8))
             }
         }
+        if let stopped = stoppedBeforeStart(options, statsPath: statsPath) { return stopped }
         let interrupts = Interrupts.shared
         interrupts.onInterrupt { runner.stop() }
         let quiet = arguments.has("quiet")
@@ -110,6 +112,13 @@ struct RunCommand {
     static let fpsRange = 0.1...1000.0
     /// Run lengths `--duration` accepts, in seconds (up to a year).
     static let durationRange = 0.001...31_536_000.0
+
+    /// When an interrupt arrived before the run could start: writes stats that say so and returns 130.
+    private func stoppedBeforeStart(_ options: RunOptions, statsPath: String?) -> Int32? {
+        guard !checkOnly, Interrupts.shared.interrupted else { return nil }
+        if let statsPath { writeStats(RunReport.beforeStart(options: options, failure: nil, interrupted: true), to: statsPath) }
+        return 130
+    }
 
     /// Writes the statistics beside their destination and renames them into place; a failure is
     /// reported, not fatal (the run's outputs are already complete).

@@ -54,14 +54,15 @@ struct LiveCameraTests {
 
     /// The checks every live run shares: one output frame per tick at 30 fps, stamps readable and
     /// never going backwards, and the source's counts adding up to what the camera produced.
-    func checkLiveRun(_ r: Run, format: String, maxP99: Double, cameraFPS: Int = 30) throws {
+    func checkLiveRun(_ r: Run, format: String, cameraFPS: Int = 30) throws {
         #expect(r.result.status == 0, "\(r.result.stderr)")
         let s = try #require(r.stats, "no stats: \(r.result.stderr)")
         #expect(s.mode == "live")
         #expect(r.result.stderr.contains("640x480 \(format) → yuv420p at \(cameraFPS) fps"), "\(r.result.stderr)")
         let ticks = s.elapsedSeconds * 30
         #expect(Double(s.framesOut) > ticks * 0.85 && Double(s.framesOut) < ticks * 1.1, "out \(s.framesOut) in \(s.elapsedSeconds) s")
-        #expect(Double(s.framesIn) > ticks * 0.8, "in \(s.framesIn) in \(s.elapsedSeconds) s")
+        // The camera produced at its rate: what it produced was delivered or dropped at the source.
+        #expect(Double(s.framesIn + s.droppedAtSource) > ticks * 0.8, "in \(s.framesIn) + \(s.droppedAtSource) in \(s.elapsedSeconds) s")
         #expect(r.stamps.count == s.framesOut)
         let read = r.readStamps
         #expect(read.count >= r.stamps.count * 95 / 100, "stamps readable in \(read.count) of \(r.stamps.count) frames")
@@ -75,8 +76,10 @@ struct LiveCameraTests {
         #expect(source.droppedAtSource == s.droppedAtSource && source.emitted == s.framesIn)
         // New output frames carry distinct stamps; duplicates repeat the previous one.
         #expect(Set(read).count >= s.framesOut - s.duplicated - 2)
-        #expect(s.endToEnd.count > 0 && s.endToEnd.p50 > 0 && s.endToEnd.p99 < maxP99,
-                "end-to-end p50 \(s.endToEnd.p50) p95 \(s.endToEnd.p95) p99 \(s.endToEnd.p99) ms")
+        // Nothing queues: latency is bounded by the work this run measured (not by the machine's speed).
+        let bound = ScheduleBounds.maxEndToEndMilliseconds(s)
+        #expect(s.endToEnd.count > 0)
+        #expect(bound >= s.endToEnd.max, "end-to-end p50 \(s.endToEnd.p50) p99 \(s.endToEnd.p99) max \(s.endToEnd.max) ms, bound \(bound) ms")
     }
 
     @Test func devicesListsTheEmulatedCameraWithFormatsSizesAndIntervals() throws {
@@ -97,7 +100,7 @@ struct LiveCameraTests {
         let r = try run("portrait-\(format)", ["run", "pipelines/portrait-segment.fg", "--camera", FakeCamera.devicePath,
                                                "--set", "matte.mode=overlay", "--duration", "\(Self.duration)"],
                         environment: FakeCamera.environment(formats: format))
-        try checkLiveRun(r, format: format, maxP99: 200)
+        try checkLiveRun(r, format: format)
         #expect(r.stats?.nodes.contains { $0.kind == "background" } == true)
     }
 
@@ -107,10 +110,13 @@ struct LiveCameraTests {
         let r = try run("colorize", ["run", "pipelines/colorize-webcam.fg", "--camera", FakeCamera.devicePath,
                                      "--duration", "\(Self.duration)"],
                         environment: FakeCamera.environment())
-        try checkLiveRun(r, format: "YUYV", maxP99: 200)
+        try checkLiveRun(r, format: "YUYV")
         let s = try #require(r.stats)
         #expect(s.skippedTicks == 0)
-        #expect(Double(s.droppedBusy) <= 0.1 * Double(s.framesIn), "dropped-busy \(s.droppedBusy) of \(s.framesIn)")
+        let net = try #require(s.nodes.first { $0.kind == "network" })
+        #expect(s.admitted + s.droppedBusy == s.framesIn)
+        #expect(s.droppedBusy <= ScheduleBounds.maxDroppedBusy(admitted: s.admitted, node: net, period: 1.0 / 30),
+                "dropped-busy \(s.droppedBusy) of \(s.framesIn), network max \(net.latency.max) ms")
     }
 
     @Test(arguments: ["YUYV", "MJPG"])
@@ -118,18 +124,21 @@ struct LiveCameraTests {
         let r = try run("transcode-\(format)", ["run", "pipelines/transcode.fg", "--camera", FakeCamera.devicePath,
                                                 "--set", "small.width=640", "--set", "small.height=480", "--duration", "\(Self.duration)"],
                         environment: FakeCamera.environment(formats: format))
-        try checkLiveRun(r, format: format, maxP99: 100)
+        try checkLiveRun(r, format: format)
         #expect(r.stats?.droppedBusy == 0)
     }
 
     @Test func aSlowNodeDropsAboutHalfTheFramesWithoutLagOrGrowth() throws {
         let r = try run("slow", ["run", "pipelines/slow.fg", "--camera", FakeCamera.devicePath, "--duration", "\(Self.duration)"],
                         environment: FakeCamera.environment(), sampleMemory: true)
-        try checkLiveRun(r, format: "YUYV", maxP99: 100)
+        try checkLiveRun(r, format: "YUYV")
         let s = try #require(r.stats)
-        // At 30 fps a 50 ms job admits every other frame.
-        let ratio = Double(s.droppedBusy) / Double(max(1, s.framesIn))
-        #expect(ratio > 0.35 && ratio < 0.65, "dropped-busy \(s.droppedBusy) of \(s.framesIn)")
+        // At 30 fps a 50 ms job admits every other frame: each job spans 1.5 periods, so exactly one
+        // frame arrives while it runs, or two when the job (or the clock) runs late.
+        let slow = try #require(s.nodes.first { $0.kind == "slow" })
+        #expect(s.droppedBusy >= s.admitted - 1, "dropped-busy \(s.droppedBusy), admitted \(s.admitted)")
+        #expect(s.droppedBusy <= ScheduleBounds.maxDroppedBusy(admitted: s.admitted, node: slow, period: 1.0 / 30),
+                "dropped-busy \(s.droppedBusy), admitted \(s.admitted), slow max \(slow.latency.max) ms")
         #expect(s.admitted + s.droppedBusy == s.framesIn)
         // Memory flat: after the first second, resident memory grows by less than 16 MB.
         let settled = Array(r.memory.dropFirst(12))
@@ -153,7 +162,7 @@ struct LiveCameraTests {
         """.write(to: pipeline, atomically: true, encoding: .utf8)
         let r = try run("fast", ["run", pipeline.path, "--duration", "\(Self.duration)"],
                         environment: FakeCamera.environment(formats: "MJPG", fps: "240"))
-        try checkLiveRun(r, format: "MJPG", maxP99: 100, cameraFPS: 240)
+        try checkLiveRun(r, format: "MJPG", cameraFPS: 240)
         let s = try #require(r.stats)
         #expect(s.droppedAtSource > s.framesIn / 4, "in \(s.framesIn), dropped at source \(s.droppedAtSource)")
         #expect(Double(s.framesIn + s.droppedAtSource) > s.elapsedSeconds * 240 * 0.85)

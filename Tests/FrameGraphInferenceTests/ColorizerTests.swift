@@ -4,9 +4,10 @@ import FrameGraph
 import FrameGraphFilters
 import FrameGraphInference
 import FrameGraphMedia
+import ModelStore
 import NeuralGraph
-import Testing
 import TestSupport
+import Testing
 import XNNPACKRuntime
 
 /// The colorizer through the frame graph: photos, a grid to look at, live schedule, wrong models,

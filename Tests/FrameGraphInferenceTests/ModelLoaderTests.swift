@@ -1,8 +1,9 @@
 import Foundation
 import FrameGraphInference
+import ModelStore
 import NeuralGraph
-import Testing
 import TestSupport
+import Testing
 
 /// Finding models by name, from any working directory.
 @Suite struct ModelLoaderTests {

@@ -1,6 +1,5 @@
 import FFmpegSupport
 import FrameGraph
-import FrameGraphFilters
 
 /// Composites a frame over a new background by a segmentation mask: the person (mask 255) is kept,
 /// the rest replaced by a colour, a blurred copy of the frame, or an image; or, for inspection, the

@@ -1,4 +1,5 @@
 import CXNNPACK
+import NeuralGraph
 
 /// Turns an XNNPACK status into a thrown error naming what was being done.
 func xnnCheck(_ status: xnn_status, _ what: @autoclosure () -> String) throws {
@@ -13,14 +14,7 @@ func xnnCheck(_ status: xnn_status, _ what: @autoclosure () -> String) throws {
     case xnn_status_out_of_memory: name = "out of memory"
     default: name = "status \(status.rawValue)"
     }
-    throw XNNPACKError(operation: what(), status: name)
-}
-
-/// XNNPACK refused an operation or failed to run.
-public struct XNNPACKError: Error, Sendable, CustomStringConvertible {
-    public let operation: String
-    public let status: String
-    public var description: String { "XNNPACK: \(operation): \(status)" }
+    throw ModelError.runtime(operation: what(), reason: "XNNPACK: \(name)")
 }
 
 /// Initializes XNNPACK once per process.
