@@ -59,6 +59,14 @@ let package = Package(
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera",
                                                              "XNNPACKRuntime", "NeuralGraph", "ModelStore"]),
 
+        // Small programs that use FrameGraph as a library (samples/README.md); the tests build and run them.
+        .executableTarget(name: "sample-chain", dependencies: ["FrameGraph", "FrameGraphCamera", "FrameGraphFilters", "FrameGraphInference",
+                                                               "FrameGraphMedia"], path: "samples/ChainInCode"),
+        .executableTarget(name: "sample-colorize", dependencies: ["FrameGraph", "FrameGraphFilters", "FrameGraphInference", "FrameGraphMedia"],
+                          path: "samples/ColorizeFile"),
+        .executableTarget(name: "sample-segment-callback", dependencies: ["FrameGraph", "FrameGraphInference", "FrameGraphMedia"],
+                          path: "samples/SegmentWithCallback"),
+
         // libFuzzer targets (tools/fuzz/run.sh builds them with -D FUZZING -sanitize=fuzzer,address);
         // a normal build makes them replay tools: `fuzz-tflite FILE…` runs each input once.
         .target(name: "FuzzSupport", dependencies: ["NeuralGraph", "XNNPACKRuntime"], path: "tools/fuzz/targets/FuzzSupport"),

@@ -3,7 +3,7 @@
 /// The format, one statement per line (`#` starts a comment):
 /// ```
 /// # file → resize → encode
-/// source = file    path=samples/default.mp4
+/// source = file    path=samples/media/portrait.mp4
 /// small  = resize  width=256 height=256 method=area
 /// out    = encode  path=out/transcode.mp4 crf=23
 ///

@@ -254,7 +254,7 @@ import TestSupport
         let fake = dir.appendingPathComponent("fake.tflite").path
         try Data("not a model at all, just text".utf8).write(to: URL(fileURLWithPath: fake))
         let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/measure-segment.fg", "--set", "net.model=\(fake)",
-                                                     "--input", TestEnvironment.portraitSample ?? "samples/portrait.mp4"])
+                                                     "--input", TestEnvironment.portraitSample ?? "samples/media/portrait.mp4"])
         #expect(r.status == 2)
         #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
         #expect(r.stderr.contains("fake.tflite") && r.stderr.contains("net"), "\(r.stderr)")
@@ -311,9 +311,9 @@ import TestSupport
 
 /// `framegraph model info|bench|run` as a user runs them.
 @Suite(.serialized) struct ModelCommandTests {
-    static let model = TestEnvironment.sharedFile("models/mediapipe/selfie_segmentation.tflite")
+    static let model = TestEnvironment.mediaPipeModel("selfie_segmentation.tflite")
 
-    @Test(.enabled(if: model != nil, "needs ../shared/models/mediapipe"))
+    @Test(.enabled(if: model != nil, "needs the MediaPipe models (tools/models/fetch_mediapipe_models.sh models/cache)"))
     func infoBenchAndRunDescribeTimeAndReproduceTheModel() throws {
         let path = try #require(Self.model)
         let info = try runCommand(TestEnvironment.cli, ["model", "info", path])

@@ -117,10 +117,10 @@ import XNNPACKRuntime
         #expect(Double(report.droppedBusy) <= 0.1 * Double(report.framesIn), "\(report.table())")
     }
 
-    @Test(.enabled(if: TestEnvironment.sharedFile("models/mediapipe/selfie_segmentation.tflite") != nil, "needs ../shared/models/mediapipe"))
+    @Test(.enabled(if: TestEnvironment.mediaPipeModel("selfie_segmentation.tflite") != nil, "needs the MediaPipe models (tools/models/fetch_mediapipe_models.sh models/cache)"))
     func aModelWithoutTwoOutputChannelsIsRejectedByName() throws {
         let source = PatternSource(width: 320, height: 240, frameCount: 3)
-        let selfie = try #require(TestEnvironment.sharedFile("models/mediapipe/selfie_segmentation.tflite"))
+        let selfie = try #require(TestEnvironment.mediaPipeModel("selfie_segmentation.tflite"))
         let net = NetworkNode(name: "colorizer", model: selfie, decoder: ColorizerDecoder(), options: .init(input: .rgb))
         let recombine = LabRecombine(name: "recombine")
         source --> recombine.port(0)

@@ -9,7 +9,7 @@ import TestSupport
 
 /// Portrait segmentation through the frame graph, on a real webcam clip and MediaPipe's model.
 @Suite(.serialized) struct PortraitSegmentationTests {
-    static let model = TestEnvironment.sharedFile("models/mediapipe/selfie_segmentation.tflite")
+    static let model = TestEnvironment.mediaPipeModel("selfie_segmentation.tflite")
     static let ready = model != nil && TestEnvironment.hasSharedMedia
 
     /// Mean distance of an RGB pixel block from a colour.
@@ -24,7 +24,7 @@ import TestSupport
         return total / 64 / 3
     }
 
-    @Test(.enabled(if: ready, "needs ../shared/models/mediapipe/selfie_segmentation.tflite and ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: ready, "needs models/cache/selfie_segmentation.tflite and ../shared/media/webcam/again.mkv"))
     func backgroundIsReplacedAndThePersonKept() throws {
         let dir = TestEnvironment.scratch("segment")
         let source = FileSource(name: "source", path: TestEnvironment.againClip)
@@ -52,7 +52,7 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("frame-075.png").path))
     }
 
-    @Test(.enabled(if: ready, "needs ../shared/models/mediapipe/selfie_segmentation.tflite and ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: ready, "needs models/cache/selfie_segmentation.tflite and ../shared/media/webcam/again.mkv"))
     func liveModeAt30fpsDropsNothing() throws {
         let source = FileSource(name: "source", path: TestEnvironment.againClip)
         let net = NetworkNode(name: "net", model: Self.model ?? "", decoder: SegmentationDecoder(smoothing: 0.2))

@@ -106,8 +106,8 @@ import Testing
     }
 
     @Test func fuzzRealModel() throws {
-        guard let path = TestEnvironment.sharedFile("models/mediapipe/face_detection_short_range.tflite") else {
-            print("skipped: ../shared/models/mediapipe/face_detection_short_range.tflite is absent")
+        guard let path = TestEnvironment.mediaPipeModel("face_detection_short_range.tflite") else {
+            print("skipped: face_detection_short_range.tflite is absent from models/cache (tools/models/fetch_mediapipe_models.sh models/cache)")
             return
         }
         let original = try [UInt8](contentsOf: path)

@@ -8,7 +8,7 @@ import Testing
 @Suite struct ImportErrorTests {
     /// A real model when ../shared is there, else the small hand-built one.
     static func sampleBytes() throws -> (bytes: [UInt8], name: String) {
-        if let path = TestEnvironment.sharedFile("models/mediapipe/face_detection_short_range.tflite") {
+        if let path = TestEnvironment.mediaPipeModel("face_detection_short_range.tflite") {
             return (try [UInt8](contentsOf: path), "face_detection_short_range.tflite")
         }
         return (TestModel.small().bytes(), "small.tflite")
@@ -142,8 +142,8 @@ import Testing
 
     /// Patches operator codes of a real model (RELU → GATHER, MAX_POOL_2D → TOPK_V2).
     @Test func patchedRealModelReportsAllUnsupported() throws {
-        guard let path = TestEnvironment.sharedFile("models/mediapipe/face_detection_short_range.tflite") else {
-            print("skipped: ../shared/models/mediapipe/face_detection_short_range.tflite is absent")
+        guard let path = TestEnvironment.mediaPipeModel("face_detection_short_range.tflite") else {
+            print("skipped: face_detection_short_range.tflite is absent from models/cache (tools/models/fetch_mediapipe_models.sh models/cache)")
             return
         }
         var bytes = try [UInt8](contentsOf: path)

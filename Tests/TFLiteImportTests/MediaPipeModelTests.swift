@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 @testable import TFLiteImport
 
-/// Loads the four MediaPipe models from ../shared/models/mediapipe (skipped when absent).
+/// Loads the four MediaPipe models the setup fetches into models/cache.
 @Suite struct MediaPipeModelTests {
     struct Expectation: Sendable, CustomStringConvertible {
         var file: String
@@ -39,8 +39,8 @@ import Testing
 
     @Test(arguments: models)
     func loadsMediaPipeModel(_ expected: Expectation) throws {
-        guard let path = TestEnvironment.sharedFile("models/mediapipe/\(expected.file)") else {
-            print("skipped: ../shared/models/mediapipe/\(expected.file) is absent")
+        guard let path = TestEnvironment.mediaPipeModel("\(expected.file)") else {
+            print("skipped: \(expected.file) is absent from models/cache (tools/models/fetch_mediapipe_models.sh models/cache)")
             return
         }
         let graph = try TFLiteImporter.load(path: path)
@@ -75,8 +75,8 @@ import Testing
     /// A float16 weight decoded here equals what the `tflite` Python package reads for it
     /// (`Buffers(b).DataAsNumpy().view(np.float16)`), and the folded tensor replaces DEQUANTIZE.
     @Test func float16WeightsRoundTrip() throws {
-        guard let path = TestEnvironment.sharedFile("models/mediapipe/selfie_segmentation.tflite") else {
-            print("skipped: ../shared/models/mediapipe/selfie_segmentation.tflite is absent")
+        guard let path = TestEnvironment.mediaPipeModel("selfie_segmentation.tflite") else {
+            print("skipped: selfie_segmentation.tflite is absent from models/cache (tools/models/fetch_mediapipe_models.sh models/cache)")
             return
         }
         let graph = try TFLiteImporter.load(path: path)
@@ -94,8 +94,8 @@ import Testing
     }
 
     @Test func mediaPipeTransposedConvolution() throws {
-        guard let path = TestEnvironment.sharedFile("models/mediapipe/selfie_segmentation.tflite") else {
-            print("skipped: ../shared/models/mediapipe/selfie_segmentation.tflite is absent")
+        guard let path = TestEnvironment.mediaPipeModel("selfie_segmentation.tflite") else {
+            print("skipped: selfie_segmentation.tflite is absent from models/cache (tools/models/fetch_mediapipe_models.sh models/cache)")
             return
         }
         let graph = try TFLiteImporter.load(path: path)
@@ -107,8 +107,8 @@ import Testing
     }
 
     @Test func faceDetectionPadAndReshapeParameters() throws {
-        guard let path = TestEnvironment.sharedFile("models/mediapipe/face_detection_short_range.tflite") else {
-            print("skipped: ../shared/models/mediapipe/face_detection_short_range.tflite is absent")
+        guard let path = TestEnvironment.mediaPipeModel("face_detection_short_range.tflite") else {
+            print("skipped: face_detection_short_range.tflite is absent from models/cache (tools/models/fetch_mediapipe_models.sh models/cache)")
             return
         }
         let graph = try TFLiteImporter.load(path: path)

@@ -18,6 +18,14 @@ public enum TestEnvironment {
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
+    /// A MediaPipe model as the project's setup fetches it (models/cache, verified by SHA-256; see
+    /// tools/models/fetch_mediapipe_models.sh), else the copy in ../shared/models/mediapipe.
+    public static func mediaPipeModel(_ file: String) -> String? {
+        let cached = root.appendingPathComponent("models/cache/\(file)").path
+        if FileManager.default.fileExists(atPath: cached) { return cached }
+        return sharedFile("models/mediapipe/\(file)")
+    }
+
     /// Whether ../shared's webcam clips are there (tests that need them are skipped otherwise).
     public static let hasSharedMedia = sharedFile("media/webcam/again.mkv") != nil
 
@@ -26,7 +34,7 @@ public enum TestEnvironment {
 
     /// The default input made by tools/make-samples.sh.
     public static var portraitSample: String? {
-        let path = root.appendingPathComponent("samples/portrait.mp4").path
+        let path = root.appendingPathComponent("samples/media/portrait.mp4").path
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
@@ -50,10 +58,13 @@ public enum TestEnvironment {
 
     /// The CLI built beside the running tests (same configuration: `swift build --build-tests`
     /// builds it too), else the debug build.
-    public static var cli: String {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("framegraph").path
+    public static var cli: String { executable("framegraph") }
+
+    /// An executable of the package (the CLI, a sample) built beside the running tests, else the debug build.
+    public static func executable(_ name: String) -> String {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        return root.appendingPathComponent(".build/debug/framegraph").path
+        return root.appendingPathComponent(".build/debug/\(name)").path
     }
 
     /// A fresh folder for one test's files, kept under .build/test-output/NAME.

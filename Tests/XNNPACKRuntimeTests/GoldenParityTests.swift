@@ -39,15 +39,15 @@ import XNNPACKRuntime
         }
     }()
 
-    static let modelsPresent = TestEnvironment.sharedFile("models/mediapipe/selfie_segmentation.tflite") != nil
+    static let modelsPresent = TestEnvironment.mediaPipeModel("selfie_segmentation.tflite") != nil
 
     @Test func goldenFilesArePresent() {
         #expect(Self.cases.count == 8, "Tests/Golden/goldens.json should describe 8 cases (4 models × 2 frames)")
     }
 
-    @Test(.enabled(if: modelsPresent, "needs ../shared/models/mediapipe"), arguments: cases)
+    @Test(.enabled(if: modelsPresent, "needs the MediaPipe models (tools/models/fetch_mediapipe_models.sh models/cache)"), arguments: cases)
     func outputsMatchLiteRT(_ c: Case) throws {
-        let path = try #require(TestEnvironment.sharedFile("models/mediapipe/\(c.model)"))
+        let path = try #require(TestEnvironment.mediaPipeModel("\(c.model)"))
         let predictor = try Predictor(graph: try TFLiteImporter.load(path: path))
         let bytes = try Data(contentsOf: Self.golden.appendingPathComponent(c.input))
         let input = predictor.input(0)

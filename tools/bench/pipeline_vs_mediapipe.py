@@ -6,7 +6,7 @@ SelfieSegmentation.process per frame, tools/models/bench_mediapipe_solution.py),
 round in one run. Prints each round, medians of fps and CPU seconds per frame, and the ratio.
 Asserts nothing.
 
-  tools/bench/pipeline_vs_mediapipe.py [--clip samples/portrait.mp4] [--rounds 5] [--pin]
+  tools/bench/pipeline_vs_mediapipe.py [--clip samples/media/portrait.mp4] [--rounds 5] [--pin]
 
 --pin runs both on CPU 0 only. FrameGraph's fps is frames out / elapsed run time (model loading
 excluded, as MediaPipe's script excludes its set-up and 5 warm-up frames).
@@ -17,7 +17,7 @@ root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--clip", default=os.path.join(root, "samples/portrait.mp4"))
+    ap.add_argument("--clip", default=os.path.join(root, "samples/media/portrait.mp4"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pin", action="store_true")
     a = ap.parse_args()
