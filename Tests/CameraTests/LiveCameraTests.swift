@@ -35,12 +35,12 @@ struct LiveCameraTests {
         let statsURL = dir.appendingPathComponent("stats.json")
         var arguments = args + ["--stats", statsURL.path]
         if output { arguments += ["--output", mp4] }
-        let samples = LockedSamples()
+        let samples = Protected<[Int]>([])
         let result = try runCommand(cli, arguments, environment: environment, timeout: 60) { process in
             whileRunning?(process)
             guard sampleMemory else { return }
             while process.isRunning {
-                if let rss = residentBytes(of: process.processIdentifier) { samples.append(rss) }
+                if let rss = residentBytes(of: process.processIdentifier) { samples.withLock { $0.append(rss) } }
                 usleep(100_000)
             }
         }
@@ -49,7 +49,7 @@ struct LiveCameraTests {
         if output, FileManager.default.fileExists(atPath: mp4) {
             stamps = try TestEnvironment.decodeAll(mp4).frames.map { StampReader.read($0) }
         }
-        return Run(result: result, stats: stats, stamps: stamps, memory: samples.values)
+        return Run(result: result, stats: stats, stamps: stamps, memory: samples.withLock { $0 })
     }
 
     /// The checks every live run shares: one output frame per tick at 30 fps, stamps readable and
@@ -114,8 +114,8 @@ struct LiveCameraTests {
         let s = try #require(r.stats)
         #expect(s.skippedTicks == 0)
         let net = try #require(s.nodes.first { $0.kind == "network" })
-        #expect(s.admitted + s.droppedBusy == s.framesIn)
-        #expect(s.droppedBusy <= ScheduleBounds.maxDroppedBusy(admitted: s.admitted, node: net, period: 1.0 / 30),
+        #expect(net.processed + net.droppedBusy == s.framesIn)
+        #expect(net.droppedBusy <= ScheduleBounds.maxDroppedBusy(admitted: net.processed, node: net, period: 1.0 / 30),
                 "dropped-busy \(s.droppedBusy) of \(s.framesIn), network max \(net.latency.max) ms")
     }
 
@@ -251,12 +251,4 @@ struct LiveCameraTests {
                                   environment: FakeCamera.environment())
         #expect(both.status == 2 && both.stderr.contains("--input and --camera"), "\(both.stderr)")
     }
-}
-
-/// Memory samples collected while a child runs.
-final class LockedSamples: @unchecked Sendable {
-    private var samples: [Int] = []
-    private let lock = NSLock()
-    func append(_ v: Int) { lock.lock(); samples.append(v); lock.unlock() }
-    var values: [Int] { lock.lock(); defer { lock.unlock() }; return samples }
 }

@@ -303,8 +303,8 @@ import TestSupport
         // One output frame per tick for the clip's 2.57 s (77 frames at 30 fps), late ticks included.
         #expect(s.framesOut >= 74 && s.framesOut <= 80, "out \(s.framesOut)")
         let net = try #require(s.nodes.first { $0.kind == "network" })
-        #expect(s.admitted + s.droppedBusy == s.framesIn)
-        #expect(s.droppedBusy <= ScheduleBounds.maxDroppedBusy(admitted: s.admitted, node: net, period: 1.0 / 30),
+        #expect(net.processed + net.droppedBusy == s.framesIn)
+        #expect(net.droppedBusy <= ScheduleBounds.maxDroppedBusy(admitted: net.processed, node: net, period: 1.0 / 30),
                 "dropped-busy \(s.droppedBusy) of \(s.framesIn), network max \(net.latency.max) ms")
     }
 }

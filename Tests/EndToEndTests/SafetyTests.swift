@@ -105,8 +105,7 @@ import TestSupport
         }
         for p in processes { try p.run() }
         for p in processes { p.waitUntilExit() }
-        let results = Locked(processes.map(\.terminationStatus))
-        #expect(results.get() == [0, 0])
+        #expect(processes.map(\.terminationStatus) == [0, 0])
         // Whichever rename came last, the file is one whole encode: every frame, no duplicated index.
         #expect(try frameCount(out) == 90)
         #expect(try strayFiles(dir, keep: ["v.mp4", "o.mp4", "make.fg"]).isEmpty, "temporary files left behind")
@@ -317,14 +316,4 @@ import TestSupport
         #expect(report.framesOut > 30 && report.framesOut < 150 && report.failure != nil)
         #expect(try frameCount(o) == report.framesOut)
     }
-}
-
-/// A value behind a lock, for results gathered from concurrent closures.
-final class Locked<T>: @unchecked Sendable {
-    private var value: T
-    private let lock = NSLock()
-    init(_ value: T) { self.value = value }
-    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
-    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
-    func update(_ body: (inout T) -> Void) { lock.lock(); body(&value); lock.unlock() }
 }

@@ -2,6 +2,7 @@ import FFmpegSupport
 import FrameGraph
 import FrameGraphFilters
 import Testing
+import TestSupport
 
 /// Filters checked pixel by pixel.
 @Suite struct FilterTests {
@@ -22,8 +23,7 @@ import Testing
     }
 
     func run(_ node: FilterNode, _ frame: Frame) throws -> Frame {
-        _ = try node.negotiate(inputs: [frame.description])
-        return try #require(try node.process(frame, context: context))
+        try #require(try NodeHarness().run(node, frame))
     }
 
     @Test func cropKeepsTheRectangleWithoutCopying() throws {

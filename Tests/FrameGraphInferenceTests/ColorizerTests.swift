@@ -46,8 +46,8 @@ import XNNPACKRuntime
         let net = NetworkNode(name: "colorizer", model: model, decoder: ColorizerDecoder(),
                               options: .init(normalization: .lightness, input: .lightness))
         let recombine = LabRecombine(name: "recombine")
-        let keepOriginal = FrameKeeper(name: "original")
-        let keepColour = FrameKeeper(name: "colour")
+        let keepOriginal = FrameCollector(name: "original")
+        let keepColour = FrameCollector(name: "colour")
         source --> rgb
         rgb --> recombine.port(0)
         rgb --> net --> recombine.port(1)
@@ -163,17 +163,5 @@ import XNNPACKRuntime
         print(String(format: "ECCV16 (%d parameters): import %.2f s, prediction %.0f ms on 1 thread, max abs diff vs onnxruntime %g",
                      graph.parameterCount, loadSeconds, seconds * 1000, worst))
         #expect(worst <= 0.02, "max abs diff \(worst) a/b units (allowed 0.02 = 1e-4 of the ±110 range)")
-    }
-}
-
-/// Keeps a copy of the last frame it receives.
-final class FrameKeeper: SinkNode, @unchecked Sendable {
-    private let lock = NSLock()
-    private var kept: Frame?
-    var last: Frame? { lock.lock(); defer { lock.unlock() }; return kept }
-    override func consume(_ frame: Frame, index: Int, context: RunContext) throws {
-        let copy = Frame.make(frame.description)
-        copy.copyPixels(from: frame)
-        lock.lock(); kept = copy; lock.unlock()
     }
 }

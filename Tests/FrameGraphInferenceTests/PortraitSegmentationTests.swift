@@ -71,23 +71,3 @@ import TestSupport
         #expect(report.framesOut >= 75)
     }
 }
-
-/// Keeps every Nth frame it receives (copies), for pixel checks.
-final class FrameCollector: SinkNode, @unchecked Sendable {
-    let keepEvery: Int
-    private let lock = NSLock()
-    private var kept: [Frame] = []
-    init(name: String, keepEvery: Int) {
-        self.keepEvery = keepEvery
-        super.init(name: name)
-    }
-    var frames: [Frame] { lock.lock(); defer { lock.unlock() }; return kept }
-    override func consume(_ frame: Frame, index: Int, context: RunContext) throws {
-        guard index % keepEvery == 0 else { return }
-        let copy = Frame.make(frame.description)
-        copy.copyPixels(from: frame)
-        lock.lock()
-        kept.append(copy)
-        lock.unlock()
-    }
-}

@@ -1,4 +1,5 @@
 import FrameGraph
+import TestSupport
 import Testing
 
 /// The scheduler's counts, checked exactly against the schedule with a virtual clock.

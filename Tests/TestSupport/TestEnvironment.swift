@@ -108,12 +108,12 @@ public func runCommand(_ executable: String, _ arguments: [String], environment:
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    let outData = Locked(Data()), errData = Locked(Data())
+    let outData = Protected(Data()), errData = Protected(Data())
     let group = DispatchGroup()
     group.enter()
-    DispatchQueue.global().async { outData.set(out.fileHandleForReading.readDataToEndOfFile()); group.leave() }
+    DispatchQueue.global().async { let d = out.fileHandleForReading.readDataToEndOfFile(); outData.withLock { $0 = d }; group.leave() }
     group.enter()
-    DispatchQueue.global().async { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
+    DispatchQueue.global().async { let d = err.fileHandleForReading.readDataToEndOfFile(); errData.withLock { $0 = d }; group.leave() }
     whileRunning?(process)
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline { usleep(20_000) }
@@ -125,17 +125,8 @@ public func runCommand(_ executable: String, _ arguments: [String], environment:
     process.waitUntilExit()
     group.wait()
     return CommandResult(status: process.terminationStatus,
-                         stdout: String(decoding: outData.get(), as: UTF8.self),
-                         stderr: String(decoding: errData.get(), as: UTF8.self))
-}
-
-/// A value behind a lock, for handing results out of a background closure.
-final class Locked<T>: @unchecked Sendable {
-    private var value: T
-    private let lock = NSLock()
-    init(_ value: T) { self.value = value }
-    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
-    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+                         stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
+                         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
 }
 
 /// Whether ffprobe is installed (some tests cross-check with it when present).
