@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
           libxnnpack-dev libpthreadpool-dev libv4l-dev python3 python3-pip python3-venv
-          gcc make libjpeg62-turbo-dev)  # the last three build the emulated camera (Tests/FakeCamera)
+          gcc make libjpeg62-turbo-dev   # these three build the emulated camera (Tests/FakeCamera)
+          stress-ng)                     # tools/test-under-load.sh keeps a core busy with it
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -126,9 +126,12 @@ import TestSupport
             ("pipelines/transcode.fg", ["--fps", "1e-9"], "--fps expects a number from 0.1 to 1000"),
             ("pipelines/transcode.fg", ["--fps", "nan"], "--fps expects a number"),
             ("pipelines/transcode.fg", ["--duration", "-1"], "--duration expects a number"),
+            ("pipelines/transcode.fg", ["--camera", "/dev/video99", "--camera-fps", "1e9"], "--camera-fps: must be from 0.1 to 1000, got 1e9"),
+            ("pipelines/transcode.fg", ["--model-budget", "0"], "--model-budget expects an integer from 1"),
         ]
         for c in cases {
-            let r = try framegraph(["run", c.pipeline, "--input", clip, "--output", o] + c.args)
+            let input = c.args.contains("--camera") ? [] : ["--input", clip]
+            let r = try framegraph(["run", c.pipeline] + input + ["--output", o] + c.args)
             #expect(r.status == 2, "\(c.args): status \(r.status)")
             #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(c.expected), "\(c.args): \(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: o))
