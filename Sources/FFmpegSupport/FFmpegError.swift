@@ -38,7 +38,8 @@ func check(_ code: Int32, _ operation: String, path: String? = nil) throws -> In
     return code
 }
 
-/// FFmpeg's log level: only errors are printed unless `FRAMEGRAPH_FFMPEG_LOG=info|debug` is set.
+/// FFmpeg's own log: silent (FrameGraph reports errors itself, in one line) unless
+/// `FRAMEGRAPH_FFMPEG_LOG=warning|info|debug` is set.
 enum FFmpegLog {
     static let configured: Bool = {
         switch getenv("FRAMEGRAPH_FFMPEG_LOG").map({ String(cString: $0) }) {

@@ -1,61 +1,89 @@
 import Foundation
 
-/// A sink's input in live mode: a one-frame slot that the output ticker empties once per tick.
+/// A sink's input in live mode: a small queue that the output ticker empties once per tick.
 ///
-/// A frame that is replaced before a tick could write it is counted as dropped-late; a tick with
-/// nothing new either repeats the previous frame (duplicated) or writes nothing (skipped tick), by
-/// the run's ``TickPolicy``. Ticks before the first frame write nothing and count nowhere.
+/// A frame is shown at the first tick at or after its capture time plus the presentation delay D
+/// (``PresentationDelay``): frames whose work jitters by less than D all make their own tick. At a
+/// tick the newest frame that is due is written; older due frames (they missed their tick) are
+/// dropped late, and so is the oldest frame when the queue is over its bound (⌈D_max / period⌉ + 1
+/// frames: never unbounded). A tick with nothing due repeats the previous frame (duplicated; counted
+/// as busy when a frame due by then was captured but is still in the graph) or writes nothing
+/// (skipped tick), by the run's ``TickPolicy``. Ticks before the first frame write nothing.
 final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     let sink: SinkNode
     private let call: NodeCall
     private let lock = NSLock()
-    private var fresh: Frame?
+    private var queue: [Frame] = []
     private var last: Frame?
+    private let bound: Int
 
     init(sink: SinkNode, context: RunContext) {
         self.sink = sink
         call = NodeCall(node: sink, context: context)
+        bound = context.presentation.queueBound
     }
 
+    private var context: RunContext { call.context }
+
     func accept(_ frame: Frame, port: Int, lane: Lane) {
+        let now = context.clock.now()
+        if let raised = context.presentation.observe(latency: now - frame.captureTime, now: now - context.startTime) {
+            context.tracer?.instant(String(format: "presentation delay %.1f ms", raised * 1000), lane: lane, at: now, sequence: frame.sequence)
+        }
         lock.lock()
-        let replaced = fresh != nil
-        fresh = frame
+        queue.append(frame)
+        let overflow = max(0, queue.count - bound)
+        if overflow > 0 { queue.removeFirst(overflow) }
+        let depth = queue.count
         lock.unlock()
         sink.counters.update {
             $0.received += 1
-            if replaced { $0.droppedLate += 1 }
+            $0.droppedLate += overflow
+            $0.queuedMax = max($0.queuedMax, depth)
         }
     }
 
-    /// Writes this tick's frame, on the ticker's lane.
-    func tick(lane: Lane) {
+    /// Whether no frame waits for its tick (the ticker ends only when every sink is drained).
+    var isDrained: Bool {
         lock.lock()
-        let frame = fresh
-        fresh = nil
+        defer { lock.unlock() }
+        return queue.isEmpty
+    }
+
+    /// Writes the frame due at the tick at clock time `time`, on the ticker's lane.
+    func tick(at time: Double, lane: Lane) {
+        let delay = context.presentation.current ?? 0
+        lock.lock()
+        let dueCount = queue.prefix { $0.captureTime + delay <= time + 1e-9 }.count
+        let due = queue.prefix(dueCount)
+        queue.removeFirst(dueCount)
         lock.unlock()
-        if let frame {
+        if let frame = due.last {
+            if due.count > 1 { sink.counters.update { $0.droppedLate += due.count - 1 } }
             last = frame
-            write(frame, isNew: true, lane: lane)
+            call.consume(frame, by: sink, isNew: true, lane: lane)
         } else if let last {
-            switch call.context.options.tickPolicy {
+            // Why nothing new: the source has sent a frame after the last one shown, and the next frame
+            // at the clock's rate would be due by now (still in the graph, or dropped busy there), or
+            // the source has not produced one yet.
+            let busy = context.latestCaptureTime > last.captureTime && last.captureTime + 1 / context.fps + delay <= time + 1e-9
+            switch context.options.tickPolicy {
             case .reuse:
-                sink.counters.update { $0.duplicated += 1 }
-                write(last, isNew: false, lane: lane)
+                sink.counters.update {
+                    $0.duplicated += 1
+                    if busy { $0.duplicatedBusy += 1 }
+                }
+                call.consume(last, by: sink, isNew: false, lane: lane)
             case .skip:
                 sink.counters.update { $0.skippedTicks += 1 }
             }
         }
     }
-
-    private func write(_ frame: Frame, isNew: Bool, lane: Lane) {
-        call.consume(frame, by: sink, isNew: isNew, lane: lane)
-    }
 }
 
 /// The fixed-rate output clock of a live run: one tick every 1/fps seconds, at `tickPhase` into each
-/// period, writing one frame to every sink. It stops at the first tick after every source has ended
-/// and every worker is idle, so the last result is written too.
+/// period, writing one frame to every sink. It stops at the first tick after every source has ended,
+/// every worker is idle and every sink has shown its last frame.
 final class OutputTicker: @unchecked Sendable {
     static let lane = Lane(id: 1000, name: "output clock")
     private var inboxes: [ClockedSinkInbox]
@@ -74,12 +102,14 @@ final class OutputTicker: @unchecked Sendable {
         let phase = context.options.tickPhase
         var k = 0
         while true {
-            context.clock.sleep(until: context.startTime + (Double(k) + phase) * period, lane: Self.lane.id)
+            let time = context.startTime + (Double(k) + phase) * period
+            context.clock.sleep(until: time, lane: Self.lane.id)
             context.stopIfPastDuration()
             let finished = upstreamFinished()
-            for inbox in inboxes { inbox.tick(lane: Self.lane) }
+            for inbox in inboxes { inbox.tick(at: time, lane: Self.lane) }
             k += 1
-            if finished { break }
+            // Done when upstream had finished before this tick and every frame has been shown.
+            if finished && inboxes.allSatisfy(\.isDrained) { break }
         }
         inboxes = []  // the sinks are the runner's again: the thread may outlive run() by a moment
         context.clock.leave()

@@ -80,16 +80,17 @@ public final class GraphRunner: @unchecked Sendable {
         validated = true
     }
 
-    /// Every output (the nodes', the trace, the caller's other outputs) against every input and
-    /// against each other, before anything is opened.
-    private func checkFiles() throws {
+    /// Checks every output (the nodes', the trace, the caller's other outputs) against every input
+    /// and against each other, opening nothing (``validate()`` does it first too).
+    public func checkFiles() throws {
+        let nodes = try Self.topologicalOrder(from: sources, limit: context.options.maxNodes)
         var inputs: [(path: String, owner: String)] = []
         var outputs: [(path: String, owner: String)] = []
         for node in nodes {
             inputs += node.filesRead.map { ($0, "node '\(node.name)'") }
             outputs += node.filesWritten.map { ($0, "node '\(node.name)'") }
         }
-        if let trace = context.options.traceURL { outputs.append((trace.path, "the trace")) }
+        if let trace = context.options.traceURL { outputs.append((trace.relativePath, "the trace")) }
         for (path, owner) in context.options.otherOutputs.sorted(by: { $0.key < $1.key }) { outputs.append((path, owner)) }
         for output in outputs { try OutputFile.checkLocal(output.path) }
         try FileCheck.checkOutputs(outputs, inputs: inputs)
@@ -205,6 +206,7 @@ public final class GraphRunner: @unchecked Sendable {
         let paced = context.mode == .live && source.pacedByMediaTime
         var firstMediaTime: Double?
         var sequence = 0
+        var rateSlots = RateSlots(fps: context.fps)
         while !context.isStopRequested {
             context.stopIfPastDuration()
             if context.isStopRequested { break }
@@ -232,8 +234,14 @@ public final class GraphRunner: @unchecked Sendable {
             } else if frame.captureTime == 0 {
                 frame.captureTime = clock.now()
             }
+            if context.mode == .live && !rateSlots.admit(paced ? frame.mediaTime : frame.captureTime) {
+                // Faster than the output clock: this tick's frame was already sent on.
+                source.counters.update { $0.droppedRate += 1 }
+                continue
+            }
             frame.sequence = sequence
             sequence += 1
+            context.noteCapture(frame.captureTime)
             call.forward(frame, lane: lane)
         }
     }
@@ -347,4 +355,31 @@ final class RunningCount: Sendable {
     func store(_ v: Int) { value.store(v, ordering: .releasing) }
     func load() -> Int { value.load(ordering: .acquiring) }
     func decrement() { value.subtract(1, ordering: .acquiringAndReleasing) }
+}
+
+/// Rate conversion at a live source: each frame belongs to the output tick nearest its time (counted
+/// from the first frame's), and only the first frame of each tick is sent on. A source at or below
+/// the clock rate loses nothing, whatever its timestamps' jitter (a frame is a whole half period away
+/// from the next tick); a faster one keeps the frame nearest each tick, evenly (60 fps → every other).
+struct RateSlots {
+    let fps: Double
+    private var origin: Double?
+    private var last = Int.min
+
+    init(fps: Double) {
+        self.fps = fps
+    }
+
+    /// Whether the frame at `time` (seconds) starts a new period.
+    mutating func admit(_ time: Double) -> Bool {
+        guard time.isFinite else { return true }
+        let origin = self.origin ?? time
+        self.origin = origin
+        let position = ((time - origin) * fps + 0.5 - 1e-6).rounded(.down)
+        guard position.isFinite, abs(position) < 1e15 else { return true }
+        let slot = Int(position)
+        guard slot > last else { return false }
+        last = slot
+        return true
+    }
 }

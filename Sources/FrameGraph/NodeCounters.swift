@@ -21,8 +21,17 @@ public final class NodeCounters: Sendable {
         public var droppedCorrupt = 0
         /// Predictions whose outputs held NaN or infinite values (replaced by 0; the run went on).
         public var nonFinite = 0
+        /// Frames a live source did not send on because the output clock could not show them (a source
+        /// faster than the clock: the frame nearest each tick is kept, the rest dropped here, before
+        /// any network works on them).
+        public var droppedRate = 0
         /// Output ticks that repeated the previous frame because nothing new had arrived.
         public var duplicated = 0
+        /// Of ``duplicated``: ticks whose new frame had been captured in time but was still in the
+        /// graph (a network busy or slow), rather than not produced yet by the source.
+        public var duplicatedBusy = 0
+        /// Most frames a clocked sink held at once, waiting for their presentation time.
+        public var queuedMax = 0
         /// Output ticks that wrote nothing because nothing new had arrived (skip policy).
         public var skippedTicks = 0
         /// Time spent processing one frame.

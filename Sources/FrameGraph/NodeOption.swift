@@ -91,9 +91,11 @@ public struct OptionSpec: Sendable {
 ///
 /// ```swift
 /// extension SlowNode {
-///     public static let msOption = NodeOption.number("ms", default: 50, 0...60_000, "milliseconds per frame")
+///     public enum OptionSpecs {
+///         public static let ms = NodeOption.number("ms", default: 50, 0...60_000, "milliseconds per frame")
+///     }
 /// }
-/// public init(name: String = "slow", delay: Double = SlowNode.msOption.defaultValue / 1000)
+/// public init(name: String = "slow", delay: Double = OptionSpecs.ms.defaultValue / 1000)
 /// ```
 public struct NodeOption<Value: Sendable>: Sendable {
     public let spec: OptionSpec

@@ -21,6 +21,7 @@ public final class RunContext: Sendable {
         self.options = options
         startBits = Atomic(options.clock.now().bitPattern)
         self.tracer = tracer
+        presentation = PresentationDelayControl(options.latency, fps: options.fps)
     }
 
     /// Sets the start of the run to now (the runner calls it just before the first frame).
@@ -45,6 +46,17 @@ public final class RunContext: Sendable {
         }
         requestStop()
     }
+
+    /// Live mode: the presentation delay D shared by the clocked sinks.
+    let presentation: PresentationDelayControl
+    /// The latest capture time a source sent on (for telling why a tick repeated a frame).
+    private let latestCapture = Protected<Double>(-.infinity)
+
+    func noteCapture(_ time: Double) {
+        latestCapture.withLock { $0 = max($0, time) }
+    }
+
+    var latestCaptureTime: Double { latestCapture.withLock { $0 } }
 
     /// The files the run reads, by identity (set by validation).
     private let inputFiles = Protected<[FileCheck.Identity: String]>([:])

@@ -30,6 +30,9 @@ public struct RunOptions: Sendable {
     public var tickPhase: Double = 0.5
     /// The time base. Default: the real monotonic clock; tests pass a ``ManualClock``.
     public var clock: any RunClock = MonotonicClock()
+    /// Live mode: when a frame is shown (capture time + D, at the next tick). Default: `.fixed(0)`,
+    /// as soon as it arrives; the CLI's default is ``PresentationDelay/standardAuto``.
+    public var latency: PresentationDelay = .fixed(0)
     /// Stop the run this many seconds of clock time after frames start to flow (nil: run to the end
     /// of the input). Default: nil.
     public var duration: Double?

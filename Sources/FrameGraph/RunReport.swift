@@ -19,6 +19,14 @@ public struct LatencySummary: Codable, Sendable, Equatable {
     }
 }
 
+/// A value the presentation delay took during a live run.
+public struct DelayChange: Codable, Sendable, Equatable {
+    /// Seconds into the run.
+    public var atSeconds: Double
+    /// The delay from then on, in milliseconds.
+    public var delayMs: Double
+}
+
 /// Counters and latency of one node.
 public struct NodeReport: Codable, Sendable {
     public var name: String
@@ -36,13 +44,19 @@ public struct NodeReport: Codable, Sendable {
     public var droppedCorrupt: Int
     /// Predictions whose outputs held NaN or infinite values (replaced by 0).
     public var nonFinite: Int
+    /// Frames a live source did not send on because the output clock could not show them.
+    public var droppedRate: Int
+    /// Of `duplicated`: ticks whose frame was captured in time but still in the graph.
+    public var duplicatedBusy: Int
+    /// Most frames a clocked sink held at once (live mode).
+    public var queuedMax: Int
     /// Time per frame inside the node.
     public var latency: LatencySummary
     /// Capture-to-output latency of new frames (sinks only).
     public var endToEnd: LatencySummary?
 }
 
-/// What a run did, as printed at the end and written by `--stats` (schema in README.md).
+/// What a run did, as printed at the end and written by `--stats` (schema in docs/CLI.md).
 ///
 /// Run-level counts: `framesIn` is what the sources produced; `droppedAtSource` what they could not
 /// deliver (camera frames lost at the driver or skipped for a newer one); `admitted` and `droppedBusy` add up the
@@ -61,6 +75,16 @@ public struct RunReport: Codable, Sendable {
     public var droppedCorrupt: Int
     /// Predictions with NaN or infinite outputs, all network nodes together (replaced by 0).
     public var nonFinite: Int
+    /// Frames live sources did not send on because the output clock could not show them (a source
+    /// faster than the clock), dropped before any network.
+    public var droppedRate: Int
+    /// Of `duplicated`: ticks whose new frame had been captured in time but was still in the graph
+    /// (a busy network); the rest had no new frame from the source.
+    public var duplicatedBusy: Int
+    /// Live mode: the presentation delay D at the end of the run, in milliseconds, and every value it
+    /// took (seconds into the run, milliseconds).
+    public var presentationDelayMs: Double
+    public var presentationDelayChanges: [DelayChange]
     public var admitted: Int
     public var droppedBusy: Int
     public var droppedLate: Int
@@ -83,7 +107,7 @@ public struct RunReport: Codable, Sendable {
         elapsedSeconds = elapsed
         cpuSeconds = RunReport.processCPUSeconds()
         nodes = []
-        var framesIn = 0, atSource = 0, corrupt = 0, nonFinite = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
+        var framesIn = 0, atSource = 0, corrupt = 0, nonFinite = 0, rate = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
         var primary: NodeCounters.Snapshot?
         for node in graphNodes {
             let s = node.counters.snapshot
@@ -93,9 +117,15 @@ public struct RunReport: Codable, Sendable {
                                     duplicated: s.duplicated, skippedTicks: s.skippedTicks,
                                     droppedAtSource: s.droppedAtSource,
                                     droppedCorrupt: s.droppedCorrupt, nonFinite: s.nonFinite,
+                                    droppedRate: s.droppedRate, duplicatedBusy: s.duplicatedBusy, queuedMax: s.queuedMax,
                                     latency: LatencySummary(s.latency),
                                     endToEnd: isSink ? LatencySummary(s.endToEnd) : nil))
-            if node.execution == .source { framesIn += s.emitted; atSource += s.droppedAtSource; corrupt += s.droppedCorrupt }
+            if node.execution == .source {
+                framesIn += s.emitted
+                atSource += s.droppedAtSource
+                corrupt += s.droppedCorrupt
+                rate += s.droppedRate
+            }
             nonFinite += s.nonFinite
             let isComposite = node.role == .composite
             if node.execution == .worker && !isComposite {
@@ -113,6 +143,11 @@ public struct RunReport: Codable, Sendable {
         droppedAtSource = atSource
         droppedCorrupt = corrupt
         self.nonFinite = nonFinite
+        droppedRate = rate
+        duplicatedBusy = primary?.duplicatedBusy ?? 0
+        let live = context.mode == .live
+        presentationDelayMs = live ? (context.presentation.current ?? 0) * 1000 : 0
+        presentationDelayChanges = live ? context.presentation.changes.map { DelayChange(atSeconds: $0.time, delayMs: $0.delay * 1000) } : []
         self.admitted = workerCount == 0 ? framesIn : admitted
         droppedBusy = busy
         droppedLate = late + (primary?.droppedLate ?? 0)
@@ -160,6 +195,10 @@ public struct RunReport: Codable, Sendable {
         try c.encode(droppedAtSource, forKey: .droppedAtSource)
         try c.encode(droppedCorrupt, forKey: .droppedCorrupt)
         try c.encode(nonFinite, forKey: .nonFinite)
+        try c.encode(droppedRate, forKey: .droppedRate)
+        try c.encode(duplicatedBusy, forKey: .duplicatedBusy)
+        try c.encode(presentationDelayMs, forKey: .presentationDelayMs)
+        try c.encode(presentationDelayChanges, forKey: .presentationDelayChanges)
         try c.encode(admitted, forKey: .admitted)
         try c.encode(droppedBusy, forKey: .droppedBusy)
         try c.encode(droppedLate, forKey: .droppedLate)
@@ -188,6 +227,11 @@ public struct RunReport: Codable, Sendable {
                             framesIn, admitted, droppedBusy, droppedLate, duplicated, skippedTicks, framesOut, achievedFps))
         if droppedAtSource > 0 {
             lines.append("dropped at source: \(droppedAtSource) (camera frames lost at the driver, skipped for a newer one, or damaged)")
+        }
+        if mode == "live" {
+            lines.append(String(format: "presentation delay %.1f ms%@; duplicated %d (%d while the network was busy, %d with no new frame); dropped to the clock rate %d",
+                                presentationDelayMs, presentationDelayChanges.count > 1 ? " (raised \(presentationDelayChanges.count - 1)x)" : "",
+                                duplicated, duplicatedBusy, duplicated - duplicatedBusy, droppedRate))
         }
         if droppedCorrupt > 0 {
             lines.append("lost to damage inside input files: \(droppedCorrupt) frames (skipped; the rest was read)")

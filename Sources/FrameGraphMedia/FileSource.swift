@@ -7,8 +7,9 @@ import FrameGraph
 /// let source = FileSource(name: "in", path: "clip.mkv", options: .init(start: 2, duration: 5))
 /// ```
 /// In live mode the runner paces its frames by their timestamps, as if a camera delivered them.
-/// A damaged file ends the input with an error after the last good frame; everything before still
-/// reaches the sinks.
+/// Damaged stretches inside a file are skipped and counted (``SourceNode/framesLostToDamage``); a file
+/// cut short, or one whose reading stops after damage, ends the input with an error after the last
+/// good frame, and everything before still reaches the sinks.
 public final class FileSource: SourceNode, @unchecked Sendable {
     /// Options with their defaults.
     public struct Options: Sendable {

@@ -23,7 +23,12 @@ public final class PNGSink: SinkNode, @unchecked Sendable {
 
     override public var kind: String { "png" }
 
-    override public var filesWritten: [String] { [PNGSink.path(pattern, index: 0)] }
+    /// The first file and one far into the run: two patterns that differ only in their field's
+    /// width (`f-%d.png`, `f-%02d.png`) write the same files from frame 10 on, and this shows it.
+    override public var filesWritten: [String] {
+        let first = PNGSink.path(pattern, index: 0), later = PNGSink.path(pattern, index: 123_456_789)
+        return first == later ? [first] : [first, later]
+    }
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         try PNGSink.checkPattern(pattern, node: name)

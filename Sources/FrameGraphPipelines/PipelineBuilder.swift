@@ -106,7 +106,21 @@ public struct Pipeline: @unchecked Sendable {
             }
         }
         guard done < nodes.count else { return }
-        let stuck = nodes.filter { indegree[ObjectIdentifier($0.node), default: 0] > 0 }
+        // Left over: the loop and what hangs below it; name the nodes on the loop (those that reach
+        // themselves), found by an iterative search within the leftovers.
+        let leftover = nodes.filter { indegree[ObjectIdentifier($0.node), default: 0] > 0 }
+        let leftoverIDs = Set(leftover.map { ObjectIdentifier($0.node) })
+        func reachesItself(_ start: Node) -> Bool {
+            var seen = Set<ObjectIdentifier>(), stack = start.targets.map(\.node)
+            while let n = stack.popLast() {
+                if n === start { return true }
+                guard leftoverIDs.contains(ObjectIdentifier(n)), seen.insert(ObjectIdentifier(n)).inserted else { continue }
+                stack.append(contentsOf: n.targets.map(\.node))
+            }
+            return false
+        }
+        let onLoop = leftover.filter { reachesItself($0.node) }
+        let stuck = onLoop.isEmpty ? leftover : onLoop
         let d = document.declarations.first { $0.name == stuck.first?.name }
         throw PipelineError(file: document.file, line: d?.location.line ?? 1, column: d?.location.column ?? 1,
                             message: "frames would flow in a circle through \(stuck.map { "'\($0.name)'" }.joined(separator: ", ")): remove a connection of the loop")

@@ -27,6 +27,10 @@ struct FrameGraphCLI {
             print(Help.main)
             return 2
         }
+        if words.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+            print(Help.main)  // `framegraph run --help` and the like
+            return 0
+        }
         switch command {
         case "--help", "-h", "help":
             print(Help.main)

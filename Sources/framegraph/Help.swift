@@ -9,10 +9,10 @@ enum Help {
       framegraph devices [PATH…]           list cameras (/dev/video* and $FRAMEGRAPH_CAMERAS, a
                                            colon-separated list) with formats, sizes and frame rates
       framegraph model info MODEL          inputs, outputs, operations, parameters, FLOPs
-      framegraph model bench MODEL [--runs N] [--threads N]
+      framegraph model bench MODEL [--runs N] [--warmup N] [--threads N]
                                            load/compile time, median/p95 prediction time,
                                            time per operation type
-      framegraph model run MODEL --input-rgb X.rgb|--input-f32 X.f32 --output-dir D
+      framegraph model run MODEL --input-rgb X.rgb|--input-f32 X.f32 --output-dir D [--scale S --offset O]
                                            one prediction; outputs as D/NAME.f32 (NHWC float32),
                                            for tools/models/validate.py
       framegraph --help | --version
@@ -24,12 +24,17 @@ enum Help {
                             per clock tick; offline: every frame, as fast as possible (default)
       --fps N               output clock rate (default 30)
       --policy reuse|skip   live mode, a tick with no new frame: repeat the last one (default) or skip
-      --stats FILE          write the run's statistics as JSON (schema in README.md)
+      --stats FILE          write the run's statistics as JSON (schema in docs/CLI.md)
       --trace FILE          write a Chrome trace-event file (open in Perfetto or chrome://tracing)
       --set NODE.KEY=VALUE  set an option of a node (repeatable)
       --loop                loop file sources (stop with Ctrl-C or --duration)
       --duration SECONDS    stop after this long (clock time)
       --quiet               no progress line and no table (errors still printed)
+      --latency auto|MS     live mode: show each frame at the first tick at or after its capture
+                            time + this delay (default auto: from the latency frames show, raised
+                            when frames keep missing their tick); more delay, smoother output
+      --max-latency MS      the most auto may raise it to (default 250)
+      --model-budget MB     memory the models' tensors may take (default 2048; also for model)
 
     CAMERA OPTIONS (run, check; a camera is always live: --mode offline is refused)
       --camera PATH         read a V4L2 camera (e.g. /dev/video0) instead of the pipeline's file source

@@ -88,14 +88,21 @@ struct ModelCommand {
             throw Arguments.UsageError(description: "model run needs --input-rgb FILE (uint8 HWC) or --input-f32 FILE (float32 NHWC)")
         }
         try predictor.predict()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // No output may replace the model or the input file (`--output-dir` beside them is fine).
+        let inputs = [(path, "the model")] + ["input-f32", "input-rgb"].compactMap { key in arguments.value(key).map { ($0, "--\(key)") } }
+        let outputs = (0..<predictor.outputCount).map { i in (outputFile(directory, predictor.outputInfo(i).name), "model run output") }
+        try FileCheck.checkOutputs(outputs, inputs: inputs)
         for i in 0..<predictor.outputCount {
             let out = predictor.output(i)
-            let safeName = predictor.outputInfo(i).name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" }
-            let file = "\(directory)/\(String(safeName)).f32"
+            let file = outputFile(directory, predictor.outputInfo(i).name)
             try OutputFile.write(Data(bytes: out.pointer, count: out.count * 4), to: file)
             print("\(predictor.outputInfo(i).name) \(out.shape) → \(file)")
         }
+    }
+
+    /// Where output `name` is written: DIR/NAME.f32, the name made safe for a file name.
+    func outputFile(_ directory: String, _ name: String) -> String {
+        "\(directory)/\(String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })).f32"
     }
 
     func bench(_ graph: NeuralGraph, path: String, loadSeconds: Double, runs: Int, warmup: Int, threads: Int) throws -> String {

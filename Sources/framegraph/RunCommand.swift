@@ -7,6 +7,7 @@ import FrameGraphPipelines
 /// `framegraph run` and `framegraph check`: load the pipeline, apply the command line, validate, run.
 struct RunCommand {
     static let valued: Set<String> = ["input", "output", "mode", "fps", "policy", "stats", "trace", "set", "duration", "model-budget",
+                                      "latency", "max-latency",
                                       "camera", "camera-size", "camera-fps", "camera-format"]
     static let switches: Set<String> = ["loop", "quiet", "reconnect"]
 
@@ -31,9 +32,8 @@ struct RunCommand {
         let statsPath = arguments.value("stats")
         if let statsPath { options.otherOutputs[statsPath] = "--stats" }
         options.duration = try arguments.number("duration", in: RunCommand.durationRange)
+        options.latency = try presentationDelay()
 
-        // Interrupted while the command line was read: stop before anything is opened.
-        if let stopped = stoppedBeforeStart(options, statsPath: statsPath) { return stopped }
         var document = try Pipeline.parseFile(path: path)
         let camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
                                        format: arguments.value("camera-format"), reconnect: arguments.has("reconnect"))
@@ -54,6 +54,9 @@ struct RunCommand {
         let limits = try ModelCommand.limits(arguments)
         for node in pipeline.nodes.compactMap({ $0.node as? NetworkNode }) { node.modelLimits = limits }
         let runner = try GraphRunner(sources: pipeline.sources, options: options)
+        // Outputs against inputs before anything is written, the stats of an early interrupt included.
+        try runner.checkFiles()
+        if let stopped = stoppedBeforeStart(options, statsPath: statsPath) { return stopped }
         let cameras = pipeline.sources.compactMap { $0 as? CameraSource }
         for c in cameras {
             c.onStatus = { line in FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8)) }
@@ -107,6 +110,19 @@ struct RunCommand {
         }
         return interrupts.interrupted ? 130 : 0
     }
+
+    /// `--latency auto|MS` (default auto) and `--max-latency MS` (default 250): when live frames are shown.
+    private func presentationDelay() throws -> PresentationDelay {
+        let maximum = (try arguments.number("max-latency", in: RunCommand.latencyRange) ?? PresentationDelay.standardAuto.maximum * 1000) / 1000
+        guard let text = arguments.value("latency"), text != "auto" else { return .auto(maximum: maximum) }
+        guard let ms = Double(text), ms.isFinite, RunCommand.latencyRange.contains(ms) else {
+            throw Arguments.UsageError(description: "--latency expects auto or milliseconds from 0 to 5000, got '\(text)'")
+        }
+        return .fixed(ms / 1000)
+    }
+
+    /// Presentation delays `--latency` and `--max-latency` accept, in milliseconds.
+    static let latencyRange = 0.0...5000.0
 
     /// Output clock rates `--fps` accepts.
     static let fpsRange = 0.1...1000.0

@@ -1,0 +1,102 @@
+import Foundation
+
+/// When a live frame is shown: at the first output tick at or after its capture time plus a delay D.
+/// A small D shows frames sooner; a D a little above the graph's latency lets every frame make its
+/// tick although the work per frame jitters (no repeated tick, no frame replaced before it was shown):
+/// latency for smoothness, the trade a video player's jitter buffer makes.
+public enum PresentationDelay: Sendable, Equatable, CustomStringConvertible {
+    /// A fixed delay in seconds (0: as soon as a frame arrives, at the next tick).
+    case fixed(Double)
+    /// Starts from the latency the first frame shows and grows (never shrinks mid-run) when frames
+    /// keep missing their tick, up to `maximum` seconds; beyond it frames are dropped late.
+    case auto(maximum: Double)
+
+    /// The CLI's default: `auto` up to 250 ms.
+    public static let standardAuto = PresentationDelay.auto(maximum: 0.250)
+
+    /// The largest delay this setting can reach.
+    public var maximum: Double {
+        switch self {
+        case .fixed(let d): return d
+        case .auto(let maximum): return maximum
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .fixed(let d): return String(format: "%.0f ms", d * 1000)
+        case .auto(let maximum): return String(format: "auto (up to %.0f ms)", maximum * 1000)
+        }
+    }
+}
+
+/// The delay D of a live run, shared by its clocked sinks: fixed, or adapted upward from the
+/// latencies frames show on arrival. Every change is kept (time and value) for the stats and trace.
+final class PresentationDelayControl: Sendable {
+    /// One change of D.
+    struct Change: Sendable {
+        var time: Double
+        var delay: Double
+    }
+
+    private struct State {
+        var delay: Double?
+        var changes: [Change] = []
+        /// Arrival latencies of the recent frames, and which of them were late (latency > D).
+        var recent: [(latency: Double, late: Bool)] = []
+    }
+
+    let setting: PresentationDelay
+    private let period: Double
+    private let state: Protected<State>
+    /// Frames over the current D within the recent window that make auto raise D.
+    static let missesToAdapt = 2
+    /// The recent window, in frames.
+    static let window = 60
+
+    init(_ setting: PresentationDelay, fps: Double) {
+        self.setting = setting
+        period = 1 / fps
+        if case .fixed(let d) = setting {
+            state = Protected(State(delay: d, changes: [Change(time: 0, delay: d)]))
+        } else {
+            state = Protected(State())
+        }
+    }
+
+    /// The current D; nil (auto) until the first frame arrived.
+    var current: Double? { state.withLock { $0.delay } }
+
+    /// Every value D took, with the run time it took it at.
+    var changes: [Change] { state.withLock { $0.changes } }
+
+    /// Frames a clocked sink may hold: those within D of their tick, plus the one being written.
+    var queueBound: Int { Int((setting.maximum / period).rounded(.up)) + 1 }
+
+    /// Notes that a frame arrived `latency` seconds after its capture, at run time `now`; returns
+    /// the new D when auto raised it.
+    @discardableResult
+    func observe(latency: Double, now: Double) -> Double? {
+        guard case .auto(let maximum) = setting else { return nil }
+        // A margin of a quarter period over what was seen, so the usual jitter fits.
+        let margin = period / 4
+        return state.withLock { s in
+            guard let d = s.delay else {
+                let first = min(maximum, latency + margin)
+                s.delay = first
+                s.changes.append(Change(time: now, delay: first))
+                return first
+            }
+            s.recent.append((latency, latency > d))
+            if s.recent.count > Self.window { s.recent.removeFirst(s.recent.count - Self.window) }
+            let misses = s.recent.filter(\.late).count
+            guard misses >= Self.missesToAdapt, d < maximum else { return nil }
+            let raised = min(maximum, (s.recent.map(\.latency).max() ?? latency) + margin)
+            guard raised > d else { return nil }
+            s.delay = raised
+            s.changes.append(Change(time: now, delay: raised))
+            s.recent.removeAll()  // judge the new D on frames that arrive from now on
+            return raised
+        }
+    }
+}
