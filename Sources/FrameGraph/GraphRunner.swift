@@ -229,8 +229,11 @@ public final class GraphRunner: @unchecked Sendable {
             if paced {
                 let first = firstMediaTime ?? frame.mediaTime
                 firstMediaTime = first
-                clock.sleep(until: context.startTime + (frame.mediaTime - first), lane: lane.id)
-                frame.captureTime = clock.now()
+                // Captured when it was due, as a camera's driver stamps a frame when the sensor took
+                // it: a late wake-up of this thread is part of the latency the delay D must absorb.
+                let due = context.startTime + (frame.mediaTime - first)
+                clock.sleep(until: due, lane: lane.id)
+                frame.captureTime = due
             } else if frame.captureTime == 0 {
                 frame.captureTime = clock.now()
             }
@@ -357,29 +360,27 @@ final class RunningCount: Sendable {
     func decrement() { value.subtract(1, ordering: .acquiringAndReleasing) }
 }
 
-/// Rate conversion at a live source: each frame belongs to the output tick nearest its time (counted
-/// from the first frame's), and only the first frame of each tick is sent on. A source at or below
-/// the clock rate loses nothing, whatever its timestamps' jitter (a frame is a whole half period away
-/// from the next tick); a faster one keeps the frame nearest each tick, evenly (60 fps → every other).
+/// Rate conversion at a live source, by error diffusion over the frames' times: each frame adds
+/// its distance from the previous one, in output periods, to a credit; a frame goes on when the credit
+/// reaches ¾ of a period, and spends one. A source at the clock's rate loses nothing whatever its
+/// timestamps' jitter or drift; a faster one keeps the frame nearest each tick, evenly (60 fps: every
+/// other frame; 50 fps: three of five). The credit is capped, so a stall does not let a burst through.
 struct RateSlots {
-    let fps: Double
-    private var origin: Double?
-    private var last = Int.min
+    let period: Double
+    private var last: Double?
+    private var credit = 1.0
 
     init(fps: Double) {
-        self.fps = fps
+        period = 1 / fps
     }
 
-    /// Whether the frame at `time` (seconds) starts a new period.
+    /// Whether the frame at `time` (seconds) goes on.
     mutating func admit(_ time: Double) -> Bool {
         guard time.isFinite else { return true }
-        let origin = self.origin ?? time
-        self.origin = origin
-        let position = ((time - origin) * fps + 0.5 - 1e-6).rounded(.down)
-        guard position.isFinite, abs(position) < 1e15 else { return true }
-        let slot = Int(position)
-        guard slot > last else { return false }
-        last = slot
+        if let last { credit = min(credit + max(0, time - last) / period, 1.25) }
+        last = time
+        guard credit >= 0.75 else { return false }
+        credit -= 1
         return true
     }
 }

@@ -8,7 +8,8 @@ public enum PresentationDelay: Sendable, Equatable, CustomStringConvertible {
     /// A fixed delay in seconds (0: as soon as a frame arrives, at the next tick).
     case fixed(Double)
     /// Starts from the latency the first frame shows and grows (never shrinks mid-run) when frames
-    /// keep missing their tick, up to `maximum` seconds; beyond it frames are dropped late.
+    /// keep missing their tick (two within 300 frames), up to `maximum` seconds; beyond it frames
+    /// are dropped late.
     case auto(maximum: Double)
 
     /// The CLI's default: `auto` up to 250 ms.
@@ -51,8 +52,9 @@ final class PresentationDelayControl: Sendable {
     private let state: Protected<State>
     /// Frames over the current D within the recent window that make auto raise D.
     static let missesToAdapt = 2
-    /// The recent window, in frames.
-    static let window = 60
+    /// The recent window, in frames (10 s at 30 fps): misses that recur within it are a pattern, not
+    /// a one-off.
+    static let window = 300
 
     init(_ setting: PresentationDelay, fps: Double) {
         self.setting = setting
@@ -91,7 +93,9 @@ final class PresentationDelayControl: Sendable {
             if s.recent.count > Self.window { s.recent.removeFirst(s.recent.count - Self.window) }
             let misses = s.recent.filter(\.late).count
             guard misses >= Self.missesToAdapt, d < maximum else { return nil }
-            let raised = min(maximum, (s.recent.map(\.latency).max() ?? latency) + margin)
+            // To the second-highest latency of the window: every miss but a single spike fits.
+            let sorted = s.recent.map(\.latency).sorted(by: >)
+            let raised = min(maximum, sorted[min(1, sorted.count - 1)] + margin)
             guard raised > d else { return nil }
             s.delay = raised
             s.changes.append(Change(time: now, delay: raised))

@@ -128,6 +128,9 @@ import TestSupport
             ("pipelines/transcode.fg", ["--duration", "-1"], "--duration expects a number"),
             ("pipelines/transcode.fg", ["--camera", "/dev/video99", "--camera-fps", "1e9"], "--camera-fps: must be from 0.1 to 1000, got 1e9"),
             ("pipelines/transcode.fg", ["--model-budget", "0"], "--model-budget expects an integer from 1"),
+            // --set reaches the camera that --camera made of the file source (it used to be dropped).
+            ("pipelines/transcode.fg", ["--camera", "/dev/video99", "--set", "source.buffers=1"], "option 'buffers': must be from 2 to 32, got 1"),
+            ("pipelines/transcode.fg", ["--latency", "fast"], "--latency expects auto or milliseconds"),
         ]
         for c in cases {
             let input = c.args.contains("--camera") ? [] : ["--input", clip]

@@ -5,7 +5,7 @@
 #   tools/bench/memory-soak.sh [CLIP] [DURATION]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-clip=${1:-samples/portrait.mp4}
+clip=${1:-samples/media/portrait.mp4}
 duration=${2:-600}
 bin=.build/release/framegraph
 [ -x "$bin" ] || swift build -c release --product framegraph
