@@ -55,7 +55,7 @@ public final class MediaReader {
     public private(set) var firstCorruptOffset: Int64?
 
     /// Whether the stream announces a constant frame rate (then gaps in timestamps are lost frames).
-    private let constantRate: Bool
+    public let constantRate: Bool
     private var previousMediaTime: Double?
 
     /// Byte position of the demuxer in the file.

@@ -99,7 +99,13 @@ public final class FileSource: SourceNode, @unchecked Sendable {
             }
             // End of the file or of the duration window: stop, or start the next pass.
             guard options.loop, framesThisPass > 0 else { return nil }
-            loopOffset = lastMediaTime + (reader.frameRate > 0 ? 1 / reader.frameRate : 1.0 / 30)
+            // The next pass starts one pass later: at a constant rate exactly frames / rate (timestamps
+            // rounded to milliseconds would otherwise drift against the output clock, pass by pass).
+            if reader.constantRate && reader.frameRate > 0 {
+                loopOffset += Double(framesThisPass) / reader.frameRate
+            } else {
+                loopOffset = lastMediaTime + (reader.frameRate > 0 ? 1 / reader.frameRate : 1.0 / 30)
+            }
             framesThisPass = 0
             try reader.seek(to: options.start)
         }
