@@ -281,17 +281,22 @@ import TestSupport
         #expect(json?["droppedCorrupt"] as? Int == 0 && json?["nonFinite"] as? Int == 0)
     }
 
+    /// A copy of `clip` with a tenth of its bytes, from 40 % in, overwritten with noise (the
+    /// container's framing and some frames); returns its path.
+    func damage(_ clip: String, into url: URL) throws -> String {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
+        var rng = SplitMix64(seed: 7)
+        let start = bytes.count * 2 / 5
+        for i in start..<(start + bytes.count / 10) { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
     @Test func damageInsideAFileIsCountedAndTheRestIsRead() throws {
         let dir = TestEnvironment.scratch("safety-damaged-middle")
         // MPEG-TS: the demuxer finds its way back after damage (188-byte packets with sync bytes).
         let clip = try makeClip(dir, name: "whole.ts", frames: 150)
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
-        // Overwrite a stretch in the middle with noise (the container's framing and some frames).
-        var rng = SplitMix64(seed: 7)
-        let start = bytes.count * 2 / 5
-        for i in start..<(start + bytes.count / 10) { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
-        let damaged = dir.appendingPathComponent("damaged.ts").path
-        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let damaged = try damage(clip, into: dir.appendingPathComponent("damaged.ts"))
         let o = dir.appendingPathComponent("o.mp4").path
         let stats = dir.appendingPathComponent("stats.json")
         let r = try framegraph(["run", "pipelines/transcode.fg", "--input", damaged, "--output", o, "--stats", stats.path, "--quiet"])
@@ -307,12 +312,7 @@ import TestSupport
         let dir = TestEnvironment.scratch("safety-damaged-mkv")
         // Matroska with one cluster: after damage inside it the demuxer cannot resynchronise.
         let clip = try makeClip(dir, name: "whole.mkv", frames: 150)
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip)))
-        var rng = SplitMix64(seed: 7)
-        let start = bytes.count * 2 / 5
-        for i in start..<(start + bytes.count / 10) { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
-        let damaged = dir.appendingPathComponent("damaged.mkv").path
-        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let damaged = try damage(clip, into: dir.appendingPathComponent("damaged.mkv"))
         let o = dir.appendingPathComponent("o.mp4").path
         let stats = dir.appendingPathComponent("stats.json")
         let r = try framegraph(["run", "pipelines/transcode.fg", "--input", damaged, "--output", o, "--stats", stats.path, "--quiet"])

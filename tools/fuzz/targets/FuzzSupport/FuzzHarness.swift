@@ -29,6 +29,23 @@ public enum FuzzHarness {
         return Array(UnsafeBufferPointer(start: data, count: size))
     }
 
+    /// The fuzz target's `main`: under `-D FUZZING`, libFuzzer drives `body`; otherwise each file named
+    /// on the command line is replayed through it once.
+    public static func main(_ body: @escaping ([UInt8]) -> Void) -> Never {
+        #if FUZZING
+        target = body
+        exit(runLibFuzzer { data, size in
+            FuzzHarness.target?(FuzzHarness.bytes(data, size))
+            return 0
+        })
+        #else
+        exit(replay(body))
+        #endif
+    }
+
+    /// The body libFuzzer's C callback calls (set once, before fuzzing starts, on one thread).
+    nonisolated(unsafe) private static var target: (([UInt8]) -> Void)?
+
     #if FUZZING
     /// Runs libFuzzer on `callback` with this process's command line (libFuzzer's own options).
     public static func runLibFuzzer(_ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32 {

@@ -10,19 +10,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     _ = try? Pipeline.build(document)
 }
 
-#if FUZZING
 @main
 struct Fuzz {
-    static func main() {
-        exit(FuzzHarness.runLibFuzzer { data, size in
-            fuzzOne(FuzzHarness.bytes(data, size))
-            return 0
-        })
-    }
+    static func main() { FuzzHarness.main(fuzzOne) }
 }
-#else
-@main
-struct Replay {
-    static func main() { exit(FuzzHarness.replay(fuzzOne)) }
-}
-#endif

@@ -8,19 +8,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     ModelFuzzing.exercise(graph, fileName: "fuzz.tflite")
 }
 
-#if FUZZING
 @main
 struct Fuzz {
-    static func main() {
-        exit(FuzzHarness.runLibFuzzer { data, size in
-            fuzzOne(FuzzHarness.bytes(data, size))
-            return 0
-        })
-    }
+    static func main() { FuzzHarness.main(fuzzOne) }
 }
-#else
-@main
-struct Replay {
-    static func main() { exit(FuzzHarness.replay(fuzzOne)) }
-}
-#endif
