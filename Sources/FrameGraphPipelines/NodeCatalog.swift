@@ -72,8 +72,9 @@ public struct OptionValues: Sendable {
     }
 
     func error(_ option: PipelineDocument.Option, _ message: String) -> PipelineError {
-        PipelineError(file: file, line: option.valueLocation.line, column: option.valueLocation.column,
-                      message: "node '\(declaration.name)': option '\(option.key)': \(message)")
+        let text = "node '\(declaration.name)': option '\(option.key)': \(message)"
+        if let origin = option.origin { return PipelineError(origin: origin, message: text) }
+        return PipelineError(file: file, line: option.valueLocation.line, column: option.valueLocation.column, message: text)
     }
 
     /// The project folder of the pipeline file (the parent of its folder, e.g. the checkout for

@@ -51,9 +51,10 @@ public struct Pipeline: @unchecked Sendable {
             }
             for o in d.options where !type.options.contains(where: { $0.name == o.key }) {
                 let known = type.options.map(\.name)
-                throw PipelineError(file: file, line: o.location.line, column: o.location.column,
-                                    message: "node '\(d.name)' (\(d.type)) has no option '\(o.key)'\(didYouMean(o.key, known))"
-                                        + (known.isEmpty ? " — it takes no options" : " — its options: \(known.joined(separator: ", "))"))
+                let message = "node '\(d.name)' (\(d.type)) has no option '\(o.key)'\(didYouMean(o.key, known))"
+                    + (known.isEmpty ? " — it takes no options" : " — its options: \(known.joined(separator: ", "))")
+                if let origin = o.origin { throw PipelineError(origin: origin, message: message) }
+                throw PipelineError(file: file, line: o.location.line, column: o.location.column, message: message)
             }
             let values = OptionValues(declaration: d, specs: type.options, file: file)
             try values.validate()

@@ -33,6 +33,9 @@ public struct PipelineDocument: Sendable {
         public var value: String
         public var location: Location
         public var valueLocation: Location
+        /// Where the value came from when not from the file (`--set net.ms=20`, `--input`), so an
+        /// error about it points at the command line rather than at the declaration.
+        public var origin: String?
     }
 
     /// One end of a connection: a node, and on the receiving side optionally a port.
@@ -64,11 +67,11 @@ public struct PipelineDocument: Sendable {
 
     /// Sets `key=value` on node `name`, replacing an option given in the file (used by `--set`,
     /// `--input` and `--output`).
-    public mutating func override(node name: String, key: String, value: String) -> Bool {
+    public mutating func override(node name: String, key: String, value: String, origin: String? = nil) -> Bool {
         guard let i = declarations.firstIndex(where: { $0.name == name }) else { return false }
         let location = declarations[i].location
         declarations[i].options.removeAll { $0.key == key }
-        declarations[i].options.append(Option(key: key, value: value, location: location, valueLocation: location))
+        declarations[i].options.append(Option(key: key, value: value, location: location, valueLocation: location, origin: origin))
         return true
     }
 }

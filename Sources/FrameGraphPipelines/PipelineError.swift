@@ -13,5 +13,10 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible, Equatable
         self.message = message
     }
 
-    public var description: String { "\(file):\(line):\(column): \(message)" }
+    /// A problem with a value given on the command line (`--set …`): `origin` names it instead of a place.
+    public init(origin: String, message: String) {
+        self.init(file: origin, line: 0, column: 0, message: message)
+    }
+
+    public var description: String { line > 0 ? "\(file):\(line):\(column): \(message)" : "\(file): \(message)" }
 }

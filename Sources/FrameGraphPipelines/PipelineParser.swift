@@ -48,7 +48,7 @@ public enum PipelineParser {
                     }
                     options.append(.init(key: key.text, value: tokens[i + 2].text,
                                          location: .init(line: lineNumber, column: key.column),
-                                         valueLocation: .init(line: lineNumber, column: tokens[i + 2].column)))
+                                         valueLocation: .init(line: lineNumber, column: tokens[i + 2].column), origin: nil))
                     i += 3
                 }
                 let location = PipelineDocument.Location(line: lineNumber, column: first.column)

@@ -153,7 +153,7 @@ struct RunCommand {
             guard !sources.isEmpty else {
                 throw Arguments.UsageError(description: "--input: \(document.file) has no 'file' source to read it")
             }
-            for s in sources { _ = document.override(node: s.name, key: "path", value: input) }
+            for s in sources { _ = document.override(node: s.name, key: "path", value: input, origin: "--input") }
         }
         if arguments.has("loop") {
             for s in document.declarations where s.type == "file" { _ = document.override(node: s.name, key: "loop", value: "true") }
@@ -162,7 +162,7 @@ struct RunCommand {
             guard let sink = document.declarations.first(where: { $0.type == "encode" || $0.type == "png" }) else {
                 throw Arguments.UsageError(description: "--output: \(document.file) has no 'encode' or 'png' sink to write it")
             }
-            _ = document.override(node: sink.name, key: "path", value: output)
+            _ = document.override(node: sink.name, key: "path", value: output, origin: "--output")
         }
         for assignment in arguments.all("set") {
             guard let dot = assignment.firstIndex(of: "."), let eq = assignment.firstIndex(of: "="), dot < eq else {
@@ -171,7 +171,7 @@ struct RunCommand {
             let node = String(assignment[..<dot])
             let key = String(assignment[assignment.index(after: dot)..<eq])
             let value = String(assignment[assignment.index(after: eq)...])
-            guard document.override(node: node, key: key, value: value) else {
+            guard document.override(node: node, key: key, value: value, origin: "--set \(assignment)") else {
                 let names = document.declarations.map(\.name)
                 throw Arguments.UsageError(description: "--set: the pipeline has no node '\(node)' (its nodes: \(names.joined(separator: ", ")))")
             }

@@ -117,7 +117,7 @@ import TestSupport
         let before = checksum(clip)
         let o = dir.appendingPathComponent("o.mp4").path
         let cases: [(pipeline: String, args: [String], expected: String)] = [
-            ("pipelines/slow.fg", ["--set", "net.ms=1e308"], "node 'net': option 'ms': must be from 0 to 60000, got 1e308"),
+            ("pipelines/slow.fg", ["--set", "net.ms=1e308"], "framegraph: --set net.ms=1e308: node 'net': option 'ms': must be from 0 to 60000, got 1e308"),
             ("pipelines/transcode.fg", ["--set", "source.start=1e15"], "node 'source': option 'start': must be from 0 to 10000000"),
             ("pipelines/transcode.fg", ["--set", "source.start=5"], "past the end"),
             ("pipelines/transcode.fg", ["--set", "small.width=0"], "option 'width': must be from 1 to 16384, got 0"),
