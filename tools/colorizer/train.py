@@ -175,6 +175,28 @@ def rgb2lab_t(rgb):
     return torch.stack([L, a, b], 1)
 
 
+_MINV = torch.linalg.inv(_M.double()).float()
+
+
+def lab2rgb_t(lab):
+    """Lab [N,3,H,W] -> sRGB [N,3,H,W] in [0,1] (clipped), the formulas of skimage.color.lab2rgb (D65)."""
+    L, a, b = lab[:, 0], lab[:, 1], lab[:, 2]
+    fy = (L + 16.0) / 116.0
+    f = torch.stack([fy + a / 500.0, fy, (fy - b / 200.0).clamp(min=0)], 1)
+    xyz = torch.where(f > 0.2068966, f ** 3, (f - 16.0 / 116.0) / 7.787) * _WHITE.to(lab.device).view(1, 3, 1, 1)
+    lin = torch.einsum("ij,njhw->nihw", _MINV.to(lab.device), xyz)
+    rgb = torch.where(lin > 0.0031308, 1.055 * lin.clamp(min=1e-12) ** (1 / 2.4) - 0.055, 12.92 * lin)
+    return rgb.clamp(0, 1)
+
+
+def colourfulness_t(rgb255):
+    """Hasler & Suesstrunk 2003 of one image [3,H,W] in 0..255 (as colorcommon.colourfulness)."""
+    R, G, B = rgb255[0].double(), rgb255[1].double(), rgb255[2].double()
+    rg, yb = R - G, 0.5 * (R + G) - B
+    return float(torch.sqrt(rg.std(unbiased=False) ** 2 + yb.std(unbiased=False) ** 2)
+                 + 0.3 * torch.sqrt(rg.mean() ** 2 + yb.mean() ** 2))
+
+
 _JPEG_Q = torch.tensor([[16, 11, 10, 16, 24, 40, 51, 61], [12, 12, 14, 19, 26, 58, 60, 55],
                         [14, 13, 16, 24, 40, 57, 69, 56], [14, 17, 22, 29, 51, 87, 80, 62],
                         [18, 22, 37, 56, 68, 109, 103, 77], [24, 35, 55, 64, 81, 104, 113, 92],
@@ -344,12 +366,25 @@ def soft_encode(ab, centres_t, k=5, sigma=5.0):
     return idx, w, idx[:, 0]
 
 
-def loss_fn(logits, ab_small, centres_t, class_w):
+def loss_fn(logits, ab_small, centres_t, class_w, extra_w=None):
     idx, w, nearest = soft_encode(ab_small, centres_t)
     logp = F.log_softmax(logits.float(), dim=1)
     ce = -(torch.gather(logp, 1, idx) * w).sum(1)           # [N,h,w]
     pw = class_w[nearest]
+    if extra_w is not None:
+        pw = pw * extra_w
     return (ce * pw).sum() / pw.numel()
+
+
+SKIN_HUE = (15.0, 80.0)   # degrees; the skin test of metrics.py (Lab hue angle atan2(b, a), chroma >= 5)
+SKIN_CHROMA = 5.0
+
+
+def skin_hued_t(ab):
+    """ab [N,2,h,w] -> bool [N,h,w]: skin-hued by metrics.py's test."""
+    C = torch.hypot(ab[:, 0], ab[:, 1])
+    h = torch.rad2deg(torch.atan2(ab[:, 1], ab[:, 0]))
+    return (C >= SKIN_CHROMA) & (h >= SKIN_HUE[0]) & (h <= SKIN_HUE[1])
 
 
 def annealed(logits, centres_t, T=T_TRAIN):
@@ -382,6 +417,37 @@ def measure(net, data, centres_t, class_w):
         se0 += float((ab[i:i + 64] ** 2).sum())
     torch.backends.cudnn.benchmark = bench
     return sum(losses) / len(x), math.sqrt(se / max(se0, 1e-9))
+
+
+class FullResPhotos:
+    """Photos measured as metrics.py measures BSDS val: L of the whole photo, stretched to 256x256
+    (antialiased bilinear) as input, the 64x64 a/b upsampled bilinearly to the photo's size and joined
+    with its own L; pooled a/b RMSE vs all-grey and mean colourfulness vs the originals, at several T."""
+
+    def __init__(self, rgbs, dev):
+        self.items = []
+        cf0, se0, n = [], 0.0, 0
+        for im in rgbs:
+            t = torch.from_numpy(np.ascontiguousarray(im)).to(dev).permute(2, 0, 1)[None].float() / 255.0
+            lab = rgb2lab_t(t)
+            x = F.interpolate(lab[:, :1], size=(IMG, IMG), mode="bilinear", align_corners=False, antialias=True) / 50.0 - 1.0
+            self.items.append((x, lab))
+            cf0.append(colourfulness_t(t[0] * 255.0))
+            se0 += float((lab[:, 1:] ** 2).sum())
+            n += lab[:, 1:].numel()
+        self.cf0, self.rmse0, self.n = float(np.mean(cf0)), math.sqrt(se0 / n), n
+
+    @torch.no_grad()
+    def __call__(self, net, centres_t, temps):
+        out = {T: [0.0, []] for T in temps}
+        for x, lab in self.items:
+            lg = net(x)
+            for T in temps:
+                ab = F.interpolate(annealed(lg, centres_t, T), size=lab.shape[-2:], mode="bilinear", align_corners=False)
+                out[T][0] += float(((ab - lab[:, 1:]) ** 2).sum())
+                rgb = lab2rgb_t(torch.cat([lab[:, :1], ab], 1))
+                out[T][1].append(colourfulness_t(rgb[0] * 255.0))
+        return {T: (math.sqrt(se / self.n) / self.rmse0, float(np.mean(cf)) / self.cf0) for T, (se, cf) in out.items()}
 
 
 def export_onnx(model_cpu, centres, T, path, log):
@@ -428,7 +494,20 @@ def main():
     ap.add_argument("--T", type=float, default=T_TRAIN, help="annealed-mean temperature put in the exported graph")
     ap.add_argument("--eval-every", type=float, default=20.0, help="seconds between held-out evaluations")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--init", help="start from these weights (a colorizer.pt of an earlier run: EMA state, 262 bins)")
+    ap.add_argument("--warmup", type=float, default=0.03, help="share of the budget for the linear lr warm-up")
+    ap.add_argument("--skin-weight", type=float, default=1.0,
+                    help="extra loss weight on webcam pixels whose TRUE a/b is skin-hued by metrics.py's test "
+                         "(chroma >= 5, hue 15-80 deg); training clips only")
+    ap.add_argument("--select-temps", default="0.3,0.38,0.5",
+                    help="temperatures at which every snapshot is measured on the 20 held-out training photos")
+    ap.add_argument("--ref", default="0.845,0.806",
+                    help="RMSE/grey and colourfulness ratio of the reference (v1 at T=0.38) on the 20 held-out "
+                         "training photos (metrics.py --val on those photos); the selection rule beats it")
+    ap.add_argument("--select-after", type=float, default=0.5,
+                    help="only snapshots taken after this share of the budget are candidates")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--mid", action="store_true", help="also export the EMA at half time (colorizer_mid.onnx)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     torch.manual_seed(a.seed)
@@ -493,6 +572,11 @@ def main():
     class_w = torch.as_tensor(weights, device=dev)
 
     net = ColorNet(Q).to(dev)
+    if a.init:
+        ck = torch.load(a.init, map_location="cpu", weights_only=False)   # our own checkpoint (numpy arrays inside)
+        assert np.allclose(np.asarray(ck["centres"]), centres), "bins of --init differ"
+        net.load_state_dict(ck["state"])
+        log(f"initialised from {a.init}")
     macs = count_macs(Exported(net, centres, a.T).to(dev).eval(), (1, 1, IMG, IMG))
     nparams = sum(p.numel() for p in net.parameters())
     log(f"model: {nparams} params, {macs / 1e6:.1f} MMAC ({2 * macs / 1e9:.3f} GFLOP) per 256x256 prediction")
@@ -520,6 +604,11 @@ def main():
     }
     ev = {k: (x.to(dev), y.to(dev)) for k, (x, y) in ev.items()}
     log("eval sets:", {k: len(v[0]) for k, v in ev.items()})
+    select_temps = [float(v) for v in a.select_temps.split(",")]
+    ref_rmse, ref_cf = (float(v) for v in a.ref.split(","))
+    fr_ho = FullResPhotos(ho_rgbs, dev)          # selection set: the 20 held-out TRAINING photos
+    fr_val = FullResPhotos(vrgbs[:20], dev)      # information only (never used to choose)
+    snapshots = []                               # (row index, frac, CPU state dict of the EMA)
 
     budget = 20.0 if a.smoke else a.minutes * 60
     torch.backends.cudnn.benchmark = True
@@ -531,7 +620,7 @@ def main():
         frac = (time.time() - t_start) / budget
         if frac >= 1.0:
             break
-        lr = a.lr * min(1.0, frac / 0.03) * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
+        lr = a.lr * min(1.0, frac / max(a.warmup, 1e-9)) * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
         for g in opt.param_groups:
             g["lr"] = lr
         with torch.no_grad():
@@ -544,7 +633,11 @@ def main():
         net.train()
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda"):
             logits = net(x)
-        loss = loss_fn(logits, ab_small, centres_t, class_w)
+        extra = None
+        if a.skin_weight != 1.0:
+            extra = torch.ones(ab_small.shape[0], *ab_small.shape[2:], device=dev)
+            extra[:2 * npairs] += (a.skin_weight - 1.0) * skin_hued_t(abc).float()
+        loss = loss_fn(logits, ab_small, centres_t, class_w, extra)
         tl = torch.zeros((), device=dev)
         if a.temporal > 0:
             pr = annealed(logits[:2 * npairs], centres_t)
@@ -567,6 +660,10 @@ def main():
             row = dict(t=round(time.time() - t_start, 1), step=step, lr=lr, train_loss_aug=run_loss, temporal_term=run_tmp)
             for k, d in ev.items():
                 row[k + "_loss"], row[k + "_rmse_ratio"] = measure(ema.module, d, centres_t, class_w)
+            for name, fr in (("photos_heldout_full", fr_ho), ("val20_full", fr_val)):
+                for T, (r, c) in fr(ema.module, centres_t, select_temps).items():
+                    row[f"{name}_T{T:g}_rmse_ratio"], row[f"{name}_T{T:g}_colourfulness_ratio"] = r, c
+            snapshots.append((len(curves), frac, {k_: v.detach().float().cpu().clone() for k_, v in ema.module.state_dict().items()}))
             curves.append(row)
             log(f"t={row['t']:5.0f}s step {step:6d} lr {lr:.2e} aug-train {run_loss if run_loss else float('nan'):.3f} "
                 f"temp {run_tmp if run_tmp else float('nan'):.3f} | loss (rmse/grey) cam-train "
@@ -574,20 +671,58 @@ def main():
                 f"{row['webcam_heldout_loss']:.3f} ({row['webcam_heldout_rmse_ratio']:.3f}) photo-train "
                 f"{row['photos_train_loss']:.3f} ({row['photos_train_rmse_ratio']:.3f}) photo-heldout "
                 f"{row['photos_heldout_loss']:.3f} ({row['photos_heldout_rmse_ratio']:.3f}) val20 "
-                f"{row['val20_loss']:.3f} ({row['val20_rmse_ratio']:.3f})")
+                f"{row['val20_loss']:.3f} ({row['val20_rmse_ratio']:.3f}) | full-res held-out photos (rmse, colour) "
+                + " ".join(f"T{T:g} {row[f'photos_heldout_full_T{T:g}_rmse_ratio']:.3f},"
+                           f"{row[f'photos_heldout_full_T{T:g}_colourfulness_ratio']:.3f}" for T in select_temps))
             if not mid_done and frac >= 0.5:
                 mid_done = True
+            if mid_done and a.mid and not os.path.exists(os.path.join(a.out, "colorizer_mid.onnx")):
                 mid = copy.deepcopy(ema.module).float().eval().cpu().to(memory_format=torch.contiguous_format)
                 export_onnx(mid, centres, a.T, os.path.join(a.out, "colorizer_mid.onnx"), log)
     train_s = time.time() - t_start
     log(f"training done: {step} steps of batch {a.batch} in {train_s:.0f}s")
+    # the final EMA, measured like the snapshots
+    final = ema.module.float().eval().to(memory_format=torch.contiguous_format)
+    row = dict(t=round(train_s, 1), step=step, lr=0.0, train_loss_aug=run_loss, temporal_term=run_tmp)
+    for k, d in ev.items():
+        row[k + "_loss"], row[k + "_rmse_ratio"] = measure(final, d, centres_t, class_w)
+    for name, fr in (("photos_heldout_full", fr_ho), ("val20_full", fr_val)):
+        for T, (r, c) in fr(final, centres_t, select_temps).items():
+            row[f"{name}_T{T:g}_rmse_ratio"], row[f"{name}_T{T:g}_colourfulness_ratio"] = r, c
+    snapshots.append((len(curves), 1.0, {k_: v.detach().float().cpu().clone() for k_, v in final.state_dict().items()}))
+    curves.append(row)
     json.dump(curves, open(os.path.join(a.out, "curves.json"), "w"), indent=0)
 
+    # selection, on the 20 held-out TRAINING photos only: among snapshots after --select-after and the
+    # temperatures of --select-temps, the largest margin min(ref_rmse - rmse, colour - ref_colour) over the
+    # reference (v1 on the same photos); ties broken towards later snapshots.
+    cands = []
+    for i, fr_, _ in snapshots:
+        if fr_ < a.select_after:
+            continue
+        for T in select_temps:
+            r, c = curves[i][f"photos_heldout_full_T{T:g}_rmse_ratio"], curves[i][f"photos_heldout_full_T{T:g}_colourfulness_ratio"]
+            cands.append((min(ref_rmse - r, c - ref_cf), i, T, r, c))
+    best = max(cands, key=lambda v: (round(v[0], 4), v[1]))
+    sel = dict(rule="max over snapshots (after %.2f of the budget) and T in %s of min(ref_rmse - rmse, colour - ref_colour) "
+               "on the 20 held-out training photos (full resolution); reference %s" % (a.select_after, select_temps, a.ref),
+               margin=best[0], row=best[1], step=curves[best[1]]["step"], t=curves[best[1]]["t"], T=best[2],
+               heldout_rmse_ratio=best[3], heldout_colourfulness_ratio=best[4],
+               final_row=len(curves) - 1)
+    log("selected:", json.dumps(sel))
+    chosen = ColorNet(Q)
+    chosen.load_state_dict(snapshots[[s_[0] for s_ in snapshots].index(best[1])][2])
+    chosen.eval()
+    torch.save(dict(state=chosen.state_dict(), centres=centres, weights=weights, selection=sel),
+               os.path.join(a.out, "colorizer_selected.pt"))
+    export_onnx(chosen, centres, best[2], os.path.join(a.out, "colorizer_selected.onnx"), log)
+
     # use_buffers=True: the EMA also averages the BatchNorm running statistics
-    final = ema.module.float().eval().to(memory_format=torch.contiguous_format)
     torch.save(dict(state=final.state_dict(), centres=centres, weights=weights), os.path.join(a.out, "colorizer.pt"))
     json.dump(dict(T=a.T, train_seconds=train_s, steps=step, batch=a.batch, params=nparams, macs=macs,
                    webcam_frac=a.webcam_frac, temporal=a.temporal, photo_aug=a.photo_aug, lam=a.lam, lr=a.lr, wd=a.wd,
+                   init=os.path.basename(a.init) if a.init else None, skin_weight=a.skin_weight, warmup=a.warmup,
+                   selection=sel,
                    webcam_train_clips=sorted(wtrain), webcam_heldout_clips=sorted(wheld)),
               open(os.path.join(a.out, "summary.json"), "w"), indent=1)
     export_onnx(final.cpu(), centres, a.T, os.path.join(a.out, "colorizer.onnx"), log)
