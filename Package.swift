@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev"])]),
         .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
         .systemLibrary(name: "CSWScale", pkgConfig: "libswscale", providers: [.apt(["libswscale-dev"])]),
+        .systemLibrary(name: "CSWResample", pkgConfig: "libswresample", providers: [.apt(["libswresample-dev"])]),
         // XNNPACK + pthreadpool: the kernels TensorFlow Lite uses on CPU (no pkg-config file; linked by name).
         // libv4l2 (cameras; MJPEG/YUYV conversion by libv4lconvert) + C shims for the ioctl requests.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
@@ -40,7 +41,7 @@ let package = Package(
         // Core: frames, pixel formats, buffer pool, nodes, graph, scheduler, clocks, stats, tracing.
         .target(name: "FrameGraph"),
         // Thin owning Swift wrappers over FFmpeg (free in deinit, errors thrown with FFmpeg's message).
-        .target(name: "FFmpegSupport", dependencies: ["FrameGraph", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale"]),
+        .target(name: "FFmpegSupport", dependencies: ["FrameGraph", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale", "CSWResample"]),
         // Sources and sinks: video files in and out, PNG, test pattern.
         .target(name: "FrameGraphMedia", dependencies: ["FrameGraph", "FFmpegSupport"]),
         // Filters: crop, resize, pixel-format conversion, grayscale, alpha blend, Lab, background composite.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages FrameGraph needs (only those missing). Used by demo.sh and test.sh.
 set -euo pipefail
-packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
+packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev ffmpeg
           libxnnpack-dev libpthreadpool-dev libv4l-dev python3 python3-pip python3-venv
           gcc make libjpeg62-turbo-dev   # these three build the emulated camera (Tests/FakeCamera)
           stress-ng)                     # tools/test-under-load.sh keeps a core busy with it

@@ -11,6 +11,11 @@
 #include <libavutil/log.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/dict.h>
+#include <libavutil/display.h>
+#include <libavutil/mathematics.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/samplefmt.h>
 
 /// AVERROR(EAGAIN): the codec wants more input or has output waiting.
 static inline int fg_averror_eagain(void) { return AVERROR(EAGAIN); }

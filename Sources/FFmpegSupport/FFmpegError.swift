@@ -50,4 +50,9 @@ enum FFmpegLog {
         }
         return true
     }()
+
+    /// SVT-AV1 prints its banner with its own logger; errors only, unless FFmpeg's log was asked for.
+    static func quietSVT() {
+        if getenv("FRAMEGRAPH_FFMPEG_LOG") == nil { setenv("SVT_LOG", "1", 0) }
+    }
 }

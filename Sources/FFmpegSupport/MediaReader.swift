@@ -10,7 +10,34 @@ import FrameGraph
 /// Damage is reported, not hidden: when reading stops early (a cut file, corrupt data), the frames
 /// the decoder still holds are returned first and the next call throws ``MediaReader/Damage`` with
 /// the byte offset and the count of frames decoded.
+///
+/// Frames carry the stream's colour description (range, matrix, primaries, transfer; BT.709 for HD and
+/// BT.601 for SD where the file says nothing) and, with ``Orientation/upright`` (the default), are
+/// turned as the file's display matrix asks, so a phone video arrives upright. A path with a `%d`
+/// field (`frames/%05d.png`) is read as an image sequence at ``Options/imageRate``.
 public final class MediaReader {
+    /// What to do with a display matrix (the `rotate` of phone videos).
+    public enum Orientation: String, Sendable, CaseIterable {
+        /// Turn the frames upright; the output then needs no rotation (default).
+        case upright
+        /// Leave the frames as stored and let the output carry the rotation for players.
+        case carry
+    }
+
+    /// How to open a file.
+    public struct Options: Sendable {
+        /// Decoder threads; 0 lets FFmpeg choose.
+        public var threads: Int
+        public var orientation: Orientation
+        /// Frames per second of an image sequence (ignored for video files).
+        public var imageRate: Double
+        public init(threads: Int = 0, orientation: Orientation = .upright, imageRate: Double = 25) {
+            self.threads = threads
+            self.orientation = orientation
+            self.imageRate = imageRate
+        }
+    }
+
     /// Reading stopped before the end of the stream the container announced.
     public struct Damage: Error, Sendable, CustomStringConvertible {
         public let path: String
@@ -33,13 +60,33 @@ public final class MediaReader {
     public let announcedFrameCount: Int
     /// Duration in seconds (0 when unknown).
     public let duration: Double
+    /// The video stream's time base (seconds per timestamp tick).
+    public let timeBase: (numerator: Int32, denominator: Int32)
+    /// The video stream's start time in seconds of the file's clock (frames' `mediaTime` counts from it).
+    public let videoStart: Double
+    /// The stream's colour tags, with what the file leaves open filled in by convention.
+    public let color: ColorDescription
+    /// The colour tags exactly as the file has them (for `probe`).
+    public let taggedColor: ColorDescription
+    /// Clockwise rotation the file's display matrix asks for (0, 90, 180, 270).
+    public let storedRotation: Int
+    /// Rotation applied to the frames by this reader (``Orientation/upright``: `storedRotation`, else 0).
+    public let appliedRotation: Int
+    /// Whether `path` is an image-sequence pattern.
+    public let isImageSequence: Bool
+    /// Size of the pictures as stored (before any rotation).
+    public let storedWidth: Int
+    public let storedHeight: Int
+    /// The decoder's name and the stored pixel format (for `probe`).
+    public let codecName: String
+    public let storedPixelFormat: String
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var decoded: UnsafeMutablePointer<AVFrame>?
     private let streamIndex: Int32
-    private let timeBase: AVRational
+    private let avTimeBase: AVRational
     private let startPTS: Int64
     private let pool: BufferPool
     private let scaler = Scaler(method: .bilinear)
@@ -62,18 +109,43 @@ public final class MediaReader {
     private var currentOffset: Int64 { format?.pointee.pb.map { avio_tell($0) } ?? -1 }
 
     /// Opens `path`. `threads` = 0 lets FFmpeg choose the number of decoding threads.
-    public init(path: String, threads: Int = 0, pool: BufferPool = .shared) throws {
+    public convenience init(path: String, threads: Int = 0, pool: BufferPool = .shared) throws {
+        try self.init(path: path, options: Options(threads: threads), pool: pool)
+    }
+
+    /// Whether `path` names an image sequence (`frames/%05d.png`: one `%d` field).
+    public static func isImageSequence(_ path: String) -> Bool { ImageSequence.isPattern(path) }
+
+    /// Opens `path` (a media file, or an image sequence pattern) with `options`.
+    public init(path: String, options: Options, pool: BufferPool = .shared) throws {
         _ = FFmpegLog.configured
         self.path = path
         self.pool = pool
-        try FileCheck.regularFile(path, what: "input")
+        let sequence = MediaReader.isImageSequence(path)
+        isImageSequence = sequence
+        var inputFormat: UnsafePointer<AVInputFormat>?
+        var openOptions: OpaquePointer?
+        if sequence {
+            guard options.imageRate.isFinite, options.imageRate >= 0.01, options.imageRate <= 1000 else {
+                throw FFmpegError(code: fg_averror(EINVAL), operation: "read an image sequence at \(options.imageRate) frames per second (0.01 … 1000)", path: path)
+            }
+            // The first picture must be there: the demuxer starts at number 0 … 4, as FFmpeg's does.
+            guard let first = (0...4).map({ ImageSequence.path(path, index: $0) }).first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                throw FFmpegError(code: fg_averror(ENOENT), operation: "find the first picture (\(ImageSequence.path(path, index: 0)) … \(ImageSequence.path(path, index: 4)) are all missing)", path: path)
+            }
+            try FileCheck.regularFile(first, what: "input")
+            inputFormat = UnsafePointer(av_find_input_format("image2"))
+            let rate = av_d2q(options.imageRate, 100_000)
+            av_dict_set(&openOptions, "framerate", "\(rate.num)/\(rate.den)", 0)
+        } else {
+            try FileCheck.regularFile(path, what: "input")
+        }
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         // Local files only: the `file:` prefix keeps a name such as `tcp:x.mp4` a file name, and the
         // whitelist stops a playlist or reference file from opening other protocols.
-        var openOptions: OpaquePointer?
         av_dict_set(&openOptions, "protocol_whitelist", "file", 0)
         defer { av_dict_free(&openOptions) }
-        let openStatus = avformat_open_input(&ctx, "file:" + path, nil, &openOptions)
+        let openStatus = avformat_open_input(&ctx, (sequence ? "" : "file:") + path, inputFormat, &openOptions)
         if openStatus < 0 {
             throw FFmpegError(code: openStatus, operation: "open input (not a media file FFmpeg can read?)", path: path)
         }
@@ -86,8 +158,19 @@ public final class MediaReader {
                 throw FFmpegError(code: index < 0 ? index : fg_averror(EINVAL), operation: "find a video stream", path: path)
             }
             streamIndex = index
-            timeBase = stream.pointee.time_base
+            let timeBase = stream.pointee.time_base
+            avTimeBase = timeBase
+            self.timeBase = (timeBase.num, timeBase.den)
             startPTS = stream.pointee.start_time == fg_nopts_value() ? 0 : stream.pointee.start_time
+            videoStart = Double(startPTS) * av_q2d(timeBase)
+            let stored = Int(fg_stream_rotation(stream).rounded()) % 360
+            storedRotation = (stored / 90) * 90 == stored ? stored : ((stored + 45) / 90 * 90) % 360
+            appliedRotation = options.orientation == .upright ? storedRotation : 0
+            let parameters = stream.pointee.codecpar.pointee
+            taggedColor = ColorDescription(range: ColorDescription.Range(rawValue: Int32(parameters.color_range.rawValue)) ?? .unspecified,
+                                           matrix: Int32(parameters.color_space.rawValue), primaries: Int32(parameters.color_primaries.rawValue),
+                                           transfer: Int32(parameters.color_trc.rawValue))
+            codecName = String(cString: decoderPointer.pointee.name)
             announcedFrameCount = Int(stream.pointee.nb_frames)
             let rate = stream.pointee.avg_frame_rate.den != 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
             frameRate = rate.den != 0 ? av_q2d(rate) : 0
@@ -105,19 +188,29 @@ public final class MediaReader {
             codec = avcodec_alloc_context3(decoderPointer)
             guard let codec else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate decoder", path: path) }
             try check(avcodec_parameters_to_context(codec, stream.pointee.codecpar), "configure decoder", path: path)
-            codec.pointee.thread_count = Int32(threads)
+            codec.pointee.thread_count = Int32(options.threads)
             try check(avcodec_open2(codec, decoderPointer, nil), "open decoder", path: path)
             guard codec.pointee.width > 0, codec.pointee.height > 0 else {
                 throw FFmpegError(code: fg_averror_invaliddata(), operation: "read the picture size", path: path)
             }
-            width = Int(codec.pointee.width)
-            height = Int(codec.pointee.height)
+            storedWidth = Int(codec.pointee.width)
+            storedHeight = Int(codec.pointee.height)
+            let turned = appliedRotation % 180 != 0
+            width = turned ? storedHeight : storedWidth
+            height = turned ? storedWidth : storedHeight
             // Formats FrameGraph has are handed out as they are; full-range YUV (JPEG, MJPEG) and RGB-like
             // formats become rgb24 (so the range is converted right), everything else yuv420p.
             let native = codec.pointee.pix_fmt
             let fullRange = [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_PAL8, AV_PIX_FMT_RGBA64BE,
                              AV_PIX_FMT_RGB48BE, AV_PIX_FMT_GBRP, AV_PIX_FMT_YA8, AV_PIX_FMT_MONOBLACK].contains(native)
-            outputFormat = PixelFormat(av: native) ?? (fullRange ? .rgb24 : .yuv420p)
+            storedPixelFormat = av_get_pix_fmt_name(native).map { String(cString: $0) } ?? "unknown"
+            var format = PixelFormat(av: native) ?? (fullRange ? .rgb24 : .yuv420p)
+            if appliedRotation != 0 && format == .nv12 { format = .yuv420p }  // turned frames are planar
+            if appliedRotation % 180 != 0 && format == .yuv420p && (storedWidth % 2 != 0 || storedHeight % 2 != 0) { format = .rgb24 }
+            outputFormat = format
+            var resolved = taggedColor.resolved(height: min(storedWidth, storedHeight) >= 720 ? 720 : storedHeight)
+            if fullRange && taggedColor.range == .unspecified { resolved.range = .full }
+            color = resolved
             packet = av_packet_alloc()
             decoded = av_frame_alloc()
         } catch {
@@ -136,7 +229,7 @@ public final class MediaReader {
 
     /// Seeks to the keyframe at or before `seconds`; frames before `seconds` are then skipped by the caller.
     public func seek(to seconds: Double) throws {
-        let ticks = seconds / av_q2d(timeBase)
+        let ticks = seconds / av_q2d(avTimeBase)
         guard ticks.isFinite, ticks >= 0, ticks < 1e18 else {
             throw FFmpegError(code: fg_averror(EINVAL), operation: "seek to \(seconds) s (out of range)", path: path)
         }
@@ -225,10 +318,26 @@ public final class MediaReader {
         if firstCorruptOffset == nil { firstCorruptOffset = currentOffset }
     }
 
+    /// The colour of a decoded picture: its own tags where it has them, else the stream's.
+    private func color(of av: UnsafeMutablePointer<AVFrame>) -> ColorDescription {
+        var c = color
+        let range = ColorDescription.Range(rawValue: Int32(av.pointee.color_range.rawValue)) ?? .unspecified
+        if range != .unspecified { c.range = range }
+        let matrix = Int32(av.pointee.colorspace.rawValue)
+        if matrix != ColorDescription.unspecifiedCode && matrix != 0 && matrix != 3 { c.matrix = matrix }
+        let primaries = Int32(av.pointee.color_primaries.rawValue), transfer = Int32(av.pointee.color_trc.rawValue)
+        if primaries != ColorDescription.unspecifiedCode && primaries != 0 { c.primaries = primaries }
+        if transfer != ColorDescription.unspecifiedCode && transfer != 0 { c.transfer = transfer }
+        if Scaler.isFullRangeFormat(AVPixelFormat(rawValue: av.pointee.format)) { c.range = .full }
+        return c
+    }
+
     private func convert(_ av: UnsafeMutablePointer<AVFrame>) throws -> Frame {
-        var frame = Frame.make(outputFormat, width: width, height: height, pool: pool)
+        let storedSize = appliedRotation % 180 != 0 ? (width: height, height: width) : (width: width, height: height)
+        var frame = Frame.make(outputFormat, width: storedSize.width, height: storedSize.height, pool: pool)
+        frame.color = color(of: av)
         let avFormat = AVPixelFormat(rawValue: av.pointee.format)
-        if Int(av.pointee.width) == width, Int(av.pointee.height) == height, PixelFormat(av: avFormat) == outputFormat {
+        if Int(av.pointee.width) == storedSize.width, Int(av.pointee.height) == storedSize.height, PixelFormat(av: avFormat) == outputFormat {
             frame.copyPixels(from: av)
         } else {
             // Other layouts (10-bit, 4:2:2, a size change mid-stream) are converted to the first frame's.
@@ -237,16 +346,18 @@ public final class MediaReader {
             }
             try scaler.scale(from: (avFormat, Int(av.pointee.width), Int(av.pointee.height)),
                              planes: { av.plane($0).map(UnsafeMutableRawPointer.init) }, strides: { av.stride($0) },
-                             to: (outAV, width, height),
+                             to: (outAV, storedSize.width, storedSize.height),
                              dst: { $0 < frame.format.planeCount ? frame.base(plane: $0) : nil },
-                             dstStrides: { $0 < frame.format.planeCount ? frame.planes[$0].stride : 0 })
+                             dstStrides: { $0 < frame.format.planeCount ? frame.planes[$0].stride : 0 },
+                             color: (frame.color, frame.color))
         }
+        if appliedRotation != 0 { frame = frame.rotated(clockwise: appliedRotation, pool: pool) }
         var pts = av.pointee.best_effort_timestamp
         if pts == fg_nopts_value() { pts = av.pointee.pts }
         if pts == fg_nopts_value() {
             frame.mediaTime = frameRate > 0 ? Double(framesDecoded) / frameRate : 0
         } else {
-            frame.mediaTime = Double(pts - startPTS) * av_q2d(timeBase)
+            frame.mediaTime = Double(pts - startPTS) * av_q2d(avTimeBase)
         }
         // Frames missing between two decoded ones (a damaged stretch the demuxer skipped) are counted
         // as corrupt, for constant-rate streams where the gap is measurable.

@@ -4,8 +4,13 @@ import CAVUtil
 import Foundation
 import FrameGraph
 
-/// Encodes frames to a video file: H.264 through libx264 into MP4 or MKV (chosen by the file
-/// extension), with timestamps at a fixed frame rate.
+/// Encodes frames to a video file: H.264, H.265, VP9, AV1, FFV1 or ProRes (``VideoCodecChoice``) in
+/// MP4, MOV, MKV or WebM (chosen by the file extension), with the input's other streams beside it.
+///
+/// Timing is the caller's: each frame comes with its timestamp in ``timeBase`` — the input's own
+/// time base when an offline run keeps the source's timing (variable frame rate included), or
+/// 1/fps when a live run writes one frame per clock tick. The output is tagged with the colour it
+/// holds (``ColorDescription``) and, when the source carries it, the rotation players apply.
 ///
 /// The file is written beside its destination under a temporary name and renamed into place by
 /// ``finish()``, after the encoder is flushed and the container's index written: the destination
@@ -14,85 +19,160 @@ import FrameGraph
 public final class MediaWriter {
     /// Encoder settings with their defaults.
     public struct Settings: Sendable {
-        /// FFmpeg encoder name. Default: libx264.
-        public var codec = "libx264"
-        /// Constant rate factor (quality; lower is better). Default: 23.
-        public var crf = Settings.defaultCRF
-        /// x264 speed preset. Default: veryfast.
+        /// Codec name from ``VideoCodecChoice`` (`h264`, `h265`, `vp9`, `av1`, `ffv1`, `prores`), `auto`
+        /// (by extension: VP9 for .webm, else H.264), or an FFmpeg encoder name. Default: auto.
+        public var codec = "auto"
+        /// Quality (lower is better); nil: the codec's default (x264 23, x265 28, VP9 31, AV1 35).
+        public var crf: Int?
+        /// Target bit rate in bits per second (nil: quality-based).
+        public var bitrate: Int?
+        /// Speed preset in x264's names, mapped onto each encoder's own. Default: veryfast.
         public var preset = Settings.defaultPreset
+        /// Output pixel format (one of ``VideoCodecChoice/pixelFormats``; nil: the codec's default).
+        public var pixelFormat: String?
         /// Encoder threads; 0 lets the encoder choose. Default: 0.
         public var threads = 0
-        /// The default quality.
-        public static let defaultCRF = 23
-        /// The default x264 preset.
+        /// Audio of the source: copy (default), drop, or re-encode to AAC.
+        public var audio = "copy"
+        /// The default x264-style preset.
         public static let defaultPreset = "veryfast"
         /// x264's speed presets, fastest first.
         public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
-        public init(codec: String = "libx264", crf: Int = Settings.defaultCRF, preset: String = Settings.defaultPreset, threads: Int = 0) {
+        /// What `audio` accepts.
+        public static let audioModes = ["copy", "drop", "aac"]
+        public init(codec: String = "auto", crf: Int? = nil, bitrate: Int? = nil, preset: String = Settings.defaultPreset,
+                    pixelFormat: String? = nil, threads: Int = 0, audio: String = "copy") {
             self.codec = codec
             self.crf = crf
+            self.bitrate = bitrate
             self.preset = preset
+            self.pixelFormat = pixelFormat
             self.threads = threads
+            self.audio = audio
         }
+    }
+
+    /// How timestamps are counted.
+    public enum Timing: Sendable {
+        /// Frame `n` at `n / fps` seconds (live runs, and sources that are not files).
+        case constantRate(Double)
+        /// The input's time base and average rate: timestamps are the input's.
+        case source(timeBase: (numerator: Int32, denominator: Int32), frameRate: Double)
     }
 
     public let path: String
     public let width: Int
     public let height: Int
-    public let fps: Double
+    /// Seconds per timestamp tick of ``write(_:pts:)``.
+    public let timeBase: (numerator: Int32, denominator: Int32)
+    /// The colour the output holds and is tagged with.
+    public let color: ColorDescription
+    /// The encoder used (`libx264` …) and the codec (`h264` …).
+    public let encoderName: String
+    /// Lines about streams dropped or re-encoded (one each).
+    public var notes: [String] { (companions?.notes ?? []) + laterNotes }
+    /// Lines about streams that stopped during the run (an error copying them; the video goes on).
+    public private(set) var laterNotes: [String] = []
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
     private var picture: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
+    private var companions: CompanionStreams?
     private let scaler = Scaler(method: .bilinear)
+    private let pictureFormat: AVPixelFormat
     private var finished = false
     /// The temporary file the container is written to until ``finish()``.
     private let output: OutputFile
     /// Frames handed to the encoder.
     public private(set) var framesWritten = 0
+    private var lastPTS: Int64?
+    private var lastDuration: Int64 = 1
+    /// Durations of frames in the encoder, by timestamp (packets carry them into the container).
+    private var durations: [Int64: Int64] = [:]
 
-    /// Creates the file and opens the encoder for `width`×`height` frames at `fps`.
-    public init(path: String, width: Int, height: Int, fps: Double, settings: Settings = Settings()) throws {
+    /// Creates the file and opens the encoder for `width`×`height` frames (frames of another size
+    /// are scaled). `origin`, when given, is the input whose other streams go along (``Settings/audio``).
+    public init(path: String, width: Int, height: Int, timing: Timing, color: ColorDescription = .unspecified, rotation: Int = 0,
+                settings: Settings = Settings(), origin: MediaOrigin? = nil) throws {
         _ = FFmpegLog.configured
         self.path = path
         self.width = width
         self.height = height
-        self.fps = fps
-        var ctx: UnsafeMutablePointer<AVFormatContext>?
-        guard fps.isFinite, fps >= 0.1, fps <= 1000 else {
-            throw FFmpegError(code: fg_averror(EINVAL), operation: "encode at \(fps) frames per second (0.1 … 1000)", path: path)
+        self.color = color.resolved(height: min(width, height) >= 720 ? 720 : height)
+        let rate: AVRational
+        switch timing {
+        case .constantRate(let fps):
+            guard fps.isFinite, fps >= 0.1, fps <= 1000 else {
+                throw FFmpegError(code: fg_averror(EINVAL), operation: "encode at \(fps) frames per second (0.1 … 1000)", path: path)
+            }
+            rate = av_d2q(fps, 100_000)
+            timeBase = (rate.den, rate.num)
+        case .source(let base, let fps):
+            guard base.numerator > 0, base.denominator > 0 else {
+                throw FFmpegError(code: fg_averror(EINVAL), operation: "encode with time base \(base.numerator)/\(base.denominator)", path: path)
+            }
+            timeBase = base
+            rate = fps.isFinite && fps > 0 && fps <= 1000 ? av_d2q(fps, 100_000) : AVRational(num: 0, den: 1)
         }
+        if let problem = MediaWriter.problem(with: settings, path: path) {
+            throw FFmpegError(code: fg_averror(EINVAL), operation: "\(problem.option): \(problem.reason)", path: path)
+        }
+        let choice = try MediaWriter.codecChoice(settings.codec, path: path)
+        encoderName = choice.encoder
+        let pixelName = settings.pixelFormat ?? choice.codec?.defaultPixelFormat ?? "yuv420p"
+        guard let avPixel = VideoCodecChoice.avPixelFormat(pixelName) else {
+            throw FFmpegError(code: fg_averror(EINVAL), operation: "use pixel format '\(pixelName)'", path: path)
+        }
+        pictureFormat = avPixel
+        if choice.encoder == "libsvtav1" { FFmpegLog.quietSVT() }
         output = try OutputFile(destination: path)
         let temporary = output.temporaryPath
-        try check(avformat_alloc_output_context2(&ctx, nil, nil, temporary), "choose a container for this file extension (use .mp4 or .mkv)", path: path)
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        // The container from the destination's extension (the temporary name hides it).
+        let muxerName = MediaWriter.muxerNames[CompanionStreams.containerName(path)] ?? "matroska"  // checked by problem(with:)
+        try check(avformat_alloc_output_context2(&ctx, nil, muxerName, temporary), "set up the \(muxerName) container", path: path)
         format = ctx
         do {
-            guard let encoder = avcodec_find_encoder_by_name(settings.codec) else {
-                throw FFmpegError(code: fg_averror(ENOSYS), operation: "find encoder '\(settings.codec)'", path: path)
+            guard let encoder = avcodec_find_encoder_by_name(choice.encoder), let ctx else {
+                throw FFmpegError(code: fg_averror(ENOSYS), operation: "find encoder '\(choice.encoder)'", path: path)
             }
             codec = avcodec_alloc_context3(encoder)
-            guard let codec, let ctx else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate encoder", path: path) }
-            let rate = av_d2q(fps, 100_000)
+            guard let codec else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate encoder", path: path) }
             codec.pointee.width = Int32(width)
             codec.pointee.height = Int32(height)
-            codec.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-            codec.pointee.time_base = av_inv_q(rate)
+            codec.pointee.pix_fmt = avPixel
+            codec.pointee.time_base = AVRational(num: timeBase.numerator, den: timeBase.denominator)
             codec.pointee.framerate = rate
             codec.pointee.thread_count = Int32(settings.threads)
+            codec.pointee.color_range = AVColorRange(rawValue: UInt32(self.color.range.rawValue))
+            codec.pointee.colorspace = AVColorSpace(rawValue: UInt32(self.color.matrix))
+            codec.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(self.color.primaries))
+            codec.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(self.color.transfer))
+            if let bitrate = settings.bitrate { codec.pointee.bit_rate = Int64(bitrate) }
             if ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
                 codec.pointee.flags |= fg_codec_flag_global_header()
             }
-            if settings.codec.hasPrefix("libx264") {
-                av_opt_set(codec.pointee.priv_data, "preset", settings.preset, 0)
-                av_opt_set(codec.pointee.priv_data, "crf", "\(settings.crf)", 0)
-            }
-            try check(avcodec_open2(codec, encoder, nil), "open encoder '\(settings.codec)' for \(width)x\(height)", path: path)
+            var encoderOptions: OpaquePointer?
+            defer { av_dict_free(&encoderOptions) }
+            var tuning = VideoCodecChoice.speedOptions(preset: settings.preset, encoder: choice.encoder)
+            tuning += choice.codec?.qualityOptions(crf: settings.crf, bitrate: settings.bitrate, encoder: choice.encoder) ?? []
+            if choice.encoder == "libx265" { tuning.append(("x265-params", "log-level=none")) }
+            if choice.encoder == "prores_ks" { tuning.append(("profile", pixelName.hasPrefix("yuv444") ? "4" : "2")) }
+            if choice.encoder == "ffv1" { tuning.append(("level", "3")) }
+            for (key, value) in tuning { av_dict_set(&encoderOptions, key, value, 0) }
+            try check(avcodec_open2(codec, encoder, &encoderOptions), "open encoder '\(choice.encoder)' for \(width)x\(height) \(pixelName)", path: path)
             stream = avformat_new_stream(ctx, nil)
             guard let stream else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "add stream", path: path) }
             try check(avcodec_parameters_from_context(stream.pointee.codecpar, codec), "configure stream", path: path)
             stream.pointee.time_base = codec.pointee.time_base
-            stream.pointee.avg_frame_rate = rate
+            if rate.num > 0 { stream.pointee.avg_frame_rate = rate }
+            if rotation % 360 != 0 { try check(fg_stream_set_rotation(stream, Double(rotation)), "set the rotation", path: path) }
+            if let origin, !origin.isImageSequence {
+                let streams = try CompanionStreams(origin: origin, output: ctx, audio: CompanionStreams.AudioMode(rawValue: settings.audio) ?? .copy,
+                                                   outputPath: path)
+                companions = streams
+            }
             if ctx.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
                 // Local files only: `file:` keeps any name a file name, the whitelist refuses the rest.
                 var ioOptions: OpaquePointer?
@@ -101,7 +181,7 @@ public final class MediaWriter {
                 try check(avio_open2(&ctx.pointee.pb, "file:" + temporary, AVIO_FLAG_WRITE, nil, &ioOptions), "create file", path: path)
             }
             var options: OpaquePointer?
-            if path.lowercased().hasSuffix(".mp4") || path.lowercased().hasSuffix(".mov") {
+            if muxerName == "mp4" || muxerName == "mov" {
                 av_dict_set(&options, "movflags", "+faststart", 0)
             }
             defer { av_dict_free(&options) }
@@ -109,9 +189,13 @@ public final class MediaWriter {
             picture = av_frame_alloc()
             packet = av_packet_alloc()
             guard let picture else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate frame", path: path) }
-            picture.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+            picture.pointee.format = avPixel.rawValue
             picture.pointee.width = Int32(width)
             picture.pointee.height = Int32(height)
+            picture.pointee.color_range = codec.pointee.color_range
+            picture.pointee.colorspace = codec.pointee.colorspace
+            picture.pointee.color_primaries = codec.pointee.color_primaries
+            picture.pointee.color_trc = codec.pointee.color_trc
             try check(av_frame_get_buffer(picture, 0), "allocate frame", path: path)
         } catch {
             close()
@@ -120,12 +204,77 @@ public final class MediaWriter {
         }
     }
 
+    /// Opens a constant-rate writer (frame `n` at `n / fps`), as before source timing existed.
+    public convenience init(path: String, width: Int, height: Int, fps: Double, settings: Settings = Settings()) throws {
+        try self.init(path: path, width: width, height: height, timing: .constantRate(fps), settings: settings)
+    }
+
     deinit {
         if !finished { try? finish() }
         close()
     }
 
+    /// What is wrong with `settings` for a file at `path`, as (option, reason), or nil: checked before
+    /// the first frame so that the pipeline's node and option can be named.
+    public static func problem(with settings: Settings, path: String) -> (option: String, reason: String)? {
+        let container = CompanionStreams.containerName(path)
+        guard let muxer = muxerNames[container] else {
+            return ("path", "'.\(container)' is not a video container FrameGraph writes (use .mp4, .mov, .mkv or .webm, or a frames/%05d.png pattern)")
+        }
+        let choice: (codec: VideoCodecChoice?, encoder: String)
+        do { choice = try codecChoice(settings.codec, path: path) } catch let error as FFmpegError {
+            return ("codec", error.operation)
+        } catch { return ("codec", "\(error)") }
+        if let c = choice.codec {
+            if settings.crf != nil && c.crfRange == nil { return ("crf", "\(c.name) (\(c.summary)) has no quality scale; leave crf out") }
+            if let crf = settings.crf, let range = c.crfRange, !range.contains(crf) { return ("crf", "\(crf) is outside \(c.name)'s \(range.lowerBound)…\(range.upperBound)") }
+        }
+        guard let oformat = av_guess_format(muxer, nil, nil), let encoder = avcodec_find_encoder_by_name(choice.encoder) else { return nil }
+        if avformat_query_codec(oformat, encoder.pointee.id, fg_compliance_normal()) != 1 {
+            let fitting = VideoCodecChoice.available.filter {
+                avformat_query_codec(oformat, avcodec_find_encoder_by_name($0.encoder)?.pointee.id ?? AV_CODEC_ID_NONE, fg_compliance_normal()) == 1
+            }
+            return ("codec", "\(choice.codec?.name ?? choice.encoder) cannot go in .\(container) (it holds: \(fitting.map(\.codec.name).joined(separator: ", ")); .mkv holds them all)")
+        }
+        let pixelName = settings.pixelFormat ?? choice.codec?.defaultPixelFormat ?? "yuv420p"
+        guard let avPixel = VideoCodecChoice.avPixelFormat(pixelName) else {
+            return ("pixel-format", "'\(pixelName)' is not one of \(VideoCodecChoice.pixelFormats.joined(separator: ", "))")
+        }
+        if let formats = encoder.pointee.pix_fmts {
+            var supported: [AVPixelFormat] = []
+            var i = 0
+            while formats[i] != AV_PIX_FMT_NONE && i < 256 { supported.append(formats[i]); i += 1 }
+            if !supported.contains(avPixel) {
+                let names = VideoCodecChoice.pixelFormats.filter { VideoCodecChoice.avPixelFormat($0).map(supported.contains) ?? false }
+                return ("pixel-format", "\(choice.encoder) cannot encode \(pixelName) (it takes: \(names.joined(separator: ", ")))")
+            }
+        }
+        if CompanionStreams.AudioMode(rawValue: settings.audio) == nil { return ("audio", "'\(settings.audio)': choose copy, drop or aac") }
+        return nil
+    }
+
+    /// FFmpeg's muxer for each container extension FrameGraph writes.
+    static let muxerNames = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm"]
+
+    /// The encoder for a codec name, or an error naming what this machine has.
+    static func codecChoice(_ name: String, path: String) throws -> (codec: VideoCodecChoice?, encoder: String) {
+        let available = VideoCodecChoice.available
+        let list = available.map { "\($0.codec.name) (\($0.encoder))" }.joined(separator: ", ")
+        let codec = name == "auto" ? VideoCodecChoice.automatic(forPath: path) : VideoCodecChoice.named(name)
+        if let codec {
+            guard let encoder = codec.availableEncoder else {
+                throw FFmpegError(code: fg_averror(ENOSYS), operation: "encode \(codec.name): this FFmpeg has none of \(codec.encoders.joined(separator: ", ")) (it has: \(list))", path: path)
+            }
+            return (codec, encoder)
+        }
+        guard let encoder = avcodec_find_encoder_by_name(name), encoder.pointee.type == AVMEDIA_TYPE_VIDEO else {
+            throw FFmpegError(code: fg_averror(ENOSYS), operation: "find video codec '\(name)' (choose: \(list))", path: path)
+        }
+        return (VideoCodecChoice.all.first { $0.encoders.contains(name) }, name)
+    }
+
     private func close() {
+        companions = nil
         av_frame_free(&picture)
         av_packet_free(&packet)
         avcodec_free_context(&codec)
@@ -136,12 +285,18 @@ public final class MediaWriter {
         format = nil
     }
 
-    /// Encodes `frame` as output frame number `index` (presentation time `index / fps`). Frames of
-    /// another size or format are converted.
+    /// Encodes `frame` as output frame number `index` (constant-rate timing: time `index / fps`).
     public func write(_ frame: Frame, index: Int) throws {
-        guard let picture, let codec, !finished else { return }
+        try write(frame, pts: Int64(index))
+    }
+
+    /// Encodes `frame` at timestamp `pts` (in ``timeBase``). Timestamps must increase; one that does
+    /// not is moved one tick past the previous. Frames of another size or format are converted.
+    public func write(_ frame: Frame, pts requested: Int64) throws {
+        guard let picture, let codec, let format, !finished else { return }
         try check(av_frame_make_writable(picture), "prepare frame", path: path)
-        if frame.format == .yuv420p && frame.width == width && frame.height == height {
+        if frame.format == .yuv420p && frame.width == width && frame.height == height && pictureFormat == AV_PIX_FMT_YUV420P
+            && sameYCbCr(frame.color) {
             frame.copyPixels(into: picture)
         } else {
             guard let inFormat = frame.format.avPixelFormat else {
@@ -150,13 +305,42 @@ public final class MediaWriter {
             try scaler.scale(from: (inFormat, frame.width, frame.height),
                              planes: { $0 < frame.format.planeCount ? frame.base(plane: $0) : nil },
                              strides: { $0 < frame.format.planeCount ? frame.planes[$0].stride : 0 },
-                             to: (AV_PIX_FMT_YUV420P, width, height),
-                             dst: { picture.plane($0).map(UnsafeMutableRawPointer.init) }, dstStrides: { picture.stride($0) })
+                             to: (pictureFormat, width, height),
+                             dst: { picture.plane($0).map(UnsafeMutableRawPointer.init) }, dstStrides: { picture.stride($0) },
+                             color: (frame.color, color))
         }
-        picture.pointee.pts = Int64(index)
-        try check(avcodec_send_frame(codec, picture), "encode frame \(index)", path: path)
+        var pts = requested
+        if let last = lastPTS {
+            if pts <= last { pts = last + 1 }
+            let delta = pts - last
+            durations[last] = delta
+            lastDuration = delta
+        }
+        lastPTS = pts
+        picture.pointee.pts = pts
+        try check(avcodec_send_frame(codec, picture), "encode frame \(framesWritten)", path: path)
         framesWritten += 1
         try drain()
+        if let companions {
+            let seconds = Double(pts) * Double(timeBase.numerator) / Double(timeBase.denominator)
+            do {
+                try companions.write(until: seconds, videoShift: seconds - frame.mediaTime, output: format)
+            } catch {
+                stopCompanions(error, at: seconds)
+            }
+        }
+    }
+
+    /// The other streams failed (damaged audio, a codec error): they stop there, the video goes on.
+    private func stopCompanions(_ error: any Error, at seconds: Double) {
+        laterNotes.append(String(format: "the other streams stop at %.2f s: ", seconds) + "\(error)")
+        companions = nil
+    }
+
+    /// Whether a yuv420p frame's values mean what the output's do (else it is converted).
+    private func sameYCbCr(_ c: ColorDescription) -> Bool {
+        let r = c.resolved(height: height)
+        return r.matrix == color.matrix && r.range == color.range
     }
 
     private func drain() throws {
@@ -165,6 +349,11 @@ public final class MediaWriter {
             let status = avcodec_receive_packet(codec, packet)
             if status == fg_averror_eagain() || status == fg_averror_eof() { return }
             try check(status, "encode", path: path)
+            if packet.pointee.duration <= 0 {
+                packet.pointee.duration = durations.removeValue(forKey: packet.pointee.pts) ?? lastDuration
+            } else {
+                durations.removeValue(forKey: packet.pointee.pts)
+            }
             av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
             packet.pointee.stream_index = stream.pointee.index
             let written = av_interleaved_write_frame(format, packet)
@@ -172,14 +361,19 @@ public final class MediaWriter {
         }
     }
 
-    /// Flushes the encoder, writes the container's index and moves the file into place; with no frame
-    /// written, removes it instead (the destination is left as it was). Safe to call more than once.
+    /// Flushes the encoder, writes the other streams up to the end of the video, the container's
+    /// index, and moves the file into place; with no frame written, removes it instead (the
+    /// destination is left as it was). Safe to call more than once.
     public func finish() throws {
         guard !finished, let codec else { return }
         finished = true
         _ = avcodec_send_frame(codec, nil)
         do {
             try drain()
+            if let companions, let format, let last = lastPTS {
+                let end = Double(last + lastDuration) * Double(timeBase.numerator) / Double(timeBase.denominator)
+                do { try companions.finish(until: end, output: format) } catch { stopCompanions(error, at: end) }
+            }
             try check(av_write_trailer(format), "finalize container", path: path)
         } catch {
             close()

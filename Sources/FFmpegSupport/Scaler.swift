@@ -4,6 +4,10 @@ import FrameGraph
 
 /// Resizes and converts 8-bit frames with libswscale. One scaler keeps one cached context, so reuse it
 /// for a stream of frames of the same size and format.
+///
+/// Conversions between Y'CbCr and RGB use the frames' ``ColorDescription``: the source's matrix and
+/// range (BT.709 for HD, BT.601 for SD when the file says nothing), and the destination's when it has
+/// one (an encoder's output), else the source's.
 public final class Scaler {
     /// Interpolation used when the size changes.
     public enum Method: String, Sendable, CaseIterable {
@@ -21,6 +25,8 @@ public final class Scaler {
 
     public let method: Method
     private var context: OpaquePointer?
+    /// The colour settings given to `context` (set again when either changes).
+    private var appliedColor: (context: OpaquePointer, source: ColorDescription, destination: ColorDescription)?
 
     public init(method: Method = .bilinear) {
         self.method = method
@@ -41,24 +47,58 @@ public final class Scaler {
                   strides: { $0 < source.format.planeCount ? source.planes[$0].stride : 0 },
                   to: (outFormat, destination.width, destination.height),
                   dst: { $0 < destination.format.planeCount ? destination.base(plane: $0) : nil },
-                  dstStrides: { $0 < destination.format.planeCount ? destination.planes[$0].stride : 0 })
+                  dstStrides: { $0 < destination.format.planeCount ? destination.planes[$0].stride : 0 },
+                  color: (source.color, destination.color))
     }
 
     /// Scales raw planes (up to four; nil past the last) between any two FFmpeg pixel formats.
     func scale(from: (format: AVPixelFormat, width: Int, height: Int),
                planes: (Int) -> UnsafeMutableRawPointer?, strides: (Int) -> Int,
                to: (format: AVPixelFormat, width: Int, height: Int),
-               dst: (Int) -> UnsafeMutableRawPointer?, dstStrides: (Int) -> Int) throws {
+               dst: (Int) -> UnsafeMutableRawPointer?, dstStrides: (Int) -> Int,
+               color: (source: ColorDescription, destination: ColorDescription) = (.unspecified, .unspecified)) throws {
         context = sws_getCachedContext(context, Int32(from.width), Int32(from.height), from.format,
                                        Int32(to.width), Int32(to.height), to.format, method.flags, nil, nil, nil)
         guard let context else {
             throw FFmpegError(code: fg_averror(EINVAL), operation: "create scaler \(from.width)x\(from.height) -> \(to.width)x\(to.height)")
         }
+        applyColor(context, from: from, to: to, color: color)
         let src: [UnsafePointer<UInt8>?] = (0..<4).map { planes($0).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) } }
         let srcStride: [Int32] = (0..<4).map { Int32(strides($0)) }
         let dstPlanes: [UnsafeMutablePointer<UInt8>?] = (0..<4).map { dst($0)?.assumingMemoryBound(to: UInt8.self) }
         let dstStride: [Int32] = (0..<4).map { Int32(dstStrides($0)) }
         let rows = sws_scale(context, src, srcStride, 0, Int32(from.height), dstPlanes, dstStride)
         try check(rows, "scale \(from.width)x\(from.height) -> \(to.width)x\(to.height)")
+    }
+
+    /// Gives swscale the matrices and ranges of both sides (its default is BT.601 limited for every
+    /// picture, which shifts the colours of HD video and of full-range pictures).
+    private func applyColor(_ context: OpaquePointer, from: (format: AVPixelFormat, width: Int, height: Int),
+                            to: (format: AVPixelFormat, width: Int, height: Int),
+                            color: (source: ColorDescription, destination: ColorDescription)) {
+        var source = color.source.resolved(height: from.height)
+        if Self.isFullRangeFormat(from.format) { source.range = .full }
+        var destination = color.destination
+        if !destination.hasMatrix { destination.matrix = source.matrix }
+        if destination.range == .unspecified { destination.range = source.range }
+        if Self.isFullRangeFormat(to.format) { destination.range = .full }
+        if let applied = appliedColor, applied.context == context, applied.source == source, applied.destination == destination { return }
+        let sourceTable = sws_getCoefficients(Self.swsColorspace(source.matrix))
+        let destinationTable = sws_getCoefficients(Self.swsColorspace(destination.matrix))
+        // Brightness 0, contrast and saturation 1.0 in 16.16 fixed point: swscale's neutral values.
+        _ = sws_setColorspaceDetails(context, sourceTable, source.range == .full ? 1 : 0, destinationTable,
+                                     destination.range == .full ? 1 : 0, 0, 1 << 16, 1 << 16)
+        appliedColor = (context, source, destination)
+    }
+
+    /// swscale's coefficient tables are indexed by the H.273 matrix code (1 BT.709, 5/6 BT.601,
+    /// 7 SMPTE 240M, 9/10 BT.2020, 4 FCC); anything else is BT.601.
+    static func swsColorspace(_ matrix: Int32) -> Int32 {
+        [1, 4, 5, 6, 7, 9, 10].contains(matrix) ? matrix : 5
+    }
+
+    /// The JPEG-style formats whose Y'CbCr is full range by definition.
+    static func isFullRangeFormat(_ format: AVPixelFormat) -> Bool {
+        [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P].contains(format)
     }
 }

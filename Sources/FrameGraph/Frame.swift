@@ -73,6 +73,9 @@ public struct Frame: Sendable {
     public var mediaTime: Double
     /// Position in the source's output, from 0.
     public var sequence: Int
+    /// What the pixel values mean (range, matrix, primaries, transfer), as the source said; filters
+    /// pass it on with the timestamps, and conversions between Y'CbCr and RGB use it.
+    public var color: ColorDescription = .unspecified
 
     public var description: FrameDescription { FrameDescription(format: format, width: width, height: height) }
 
@@ -111,11 +114,13 @@ public struct Frame: Sendable {
         make(description.format, width: description.width, height: description.height, pool: pool)
     }
 
-    /// Copies the timestamps and sequence number of `other` (for a filter's output frame).
+    /// Copies the timestamps, sequence number and colour description of `other` (for a filter's
+    /// output frame).
     public mutating func copyTiming(from other: Frame) {
         captureTime = other.captureTime
         mediaTime = other.mediaTime
         sequence = other.sequence
+        color = other.color
     }
 
     /// Start of `plane` in memory.

@@ -48,6 +48,7 @@ public final class GraphRunner: @unchecked Sendable {
     public func validate() throws {
         guard !validated else { return }
         nodes = try Self.topologicalOrder(from: sources, limit: context.options.maxNodes)
+        Self.linkUpstreamSources(nodes)
         try checkFiles()
         var started: [Node] = []
         do {
@@ -298,6 +299,21 @@ public final class GraphRunner: @unchecked Sendable {
     /// The report as of now (final once ``run(progress:)`` has returned).
     public func report() -> RunReport {
         RunReport(nodes: nodes, context: context, elapsed: context.clock.now() - context.startTime)
+    }
+
+    /// Tells every node which sources reach it (`nodes` upstream first).
+    static func linkUpstreamSources(_ nodes: [Node]) {
+        var reaching: [ObjectIdentifier: [SourceNode]] = [:]
+        for node in nodes {
+            var mine = reaching[ObjectIdentifier(node)] ?? []
+            if let source = node as? SourceNode { mine.insert(source, at: 0) }
+            node.upstreamSourceLinks = mine.map { WeakSource(node: $0) }
+            for t in node.targets {
+                var theirs = reaching[ObjectIdentifier(t.node)] ?? []
+                for s in mine where !theirs.contains(where: { $0 === s }) { theirs.append(s) }
+                reaching[ObjectIdentifier(t.node)] = theirs
+            }
+        }
     }
 
     /// Nodes reachable from `sources`, upstream first; throws on wiring errors.

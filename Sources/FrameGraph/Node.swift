@@ -49,6 +49,10 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
     weak var inbox: (any Inbox)?
     /// What arrives at each input port, once the runner has negotiated formats (valid in ``start(context:)``).
     public internal(set) var inputs: [FrameDescription] = []
+    /// The sources whose frames can reach this node, upstream first (set by validation; held weakly,
+    /// since the sources hold this node through their targets).
+    public var upstreamSources: [SourceNode] { upstreamSourceLinks.compactMap(\.node) }
+    var upstreamSourceLinks: [WeakSource] = []
 
     public init(name: String) {
         self.name = name
@@ -152,6 +156,15 @@ open class SourceNode: Node, @unchecked Sendable {
     open func nextFrame(context: RunContext) throws -> Frame? {
         nil
     }
+
+    /// The file behind the frames, for sinks that keep its timing, sound and tags; nil for sources
+    /// that are not files (a camera, a test pattern). Valid after ``Node/start(context:)``.
+    open var mediaOrigin: MediaOrigin? { nil }
+}
+
+/// A source held weakly (a node's ``Node/upstreamSources``).
+struct WeakSource {
+    weak var node: SourceNode?
 }
 
 /// A node that turns one frame into another (or into nothing, to drop it).

@@ -36,6 +36,9 @@ public final class RunContext: Sendable {
         if let limit = options.duration, clock.now() - startTime >= limit - 1e-9 { requestStop() }
     }
 
+    /// Reports one warning line (``RunOptions/warn``).
+    public func warn(_ line: String) { options.warn(line) }
+
     /// Whether a stop was requested (Ctrl-C, an error, a duration limit).
     public var isStopRequested: Bool { stopFlag.load(ordering: .relaxed) }
 

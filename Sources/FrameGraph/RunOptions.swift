@@ -23,6 +23,15 @@ public struct RunOptions: Sendable {
     public var mode: RunMode = .offline
     /// Output clock rate in frames per second. Default: 30.
     public var fps: Double = 30
+    /// Offline: convert the output to this constant frame rate, dropping or repeating frames (counted);
+    /// nil keeps the source's own timing, variable frame rate included. The CLI's `--fps` sets it
+    /// offline. Default: nil.
+    public var outputRate: Double?
+    /// Where warnings go (one line each: a stream dropped, a codec re-encoded). Default: standard
+    /// error, as "framegraph: warning: …".
+    public var warn: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data("framegraph: warning: \(line)\n".utf8))
+    }
     /// What an empty tick does. Default: reuse the last frame.
     public var tickPolicy: TickPolicy = .reuse
     /// Where in each frame period the ticker fires, as a fraction of the period (0 ≤ phase < 1).

@@ -2,52 +2,167 @@ import FFmpegSupport
 import Foundation
 import FrameGraph
 
-/// Encodes its input to a video file: H.264 (libx264) in MP4 or MKV by extension, with timestamps at
-/// the run's clock rate (output frame `i` at `i / fps` seconds).
+/// Encodes its input to a video file (H.264, H.265, VP9, AV1, FFV1, ProRes in MP4, MOV, MKV or WebM,
+/// see ``VideoCodecChoice``), or to an image sequence when the path has a `%d` field
+/// (`frames/%05d.png`, `.jpg`).
 ///
 /// ```swift
-/// resize --> FileSink(name: "out", path: "o.mp4", settings: .init(crf: 20, preset: "fast"))
+/// resize --> FileSink(name: "out", path: "o.mp4", settings: .init(codec: "h265", crf: 24))
 /// ```
+/// **Timing.** Offline, the output keeps the source's timestamps, time base and frame rate (variable
+/// frame rate included), so it plays exactly as long as the input; with ``RunOptions/outputRate``
+/// (the CLI's `--fps`) it is converted to that constant rate, frames dropped or repeated and counted.
+/// Live, one frame is written per output-clock tick. When several sources reach the sink,
+/// ``timingSource`` names the one whose timing, sound and tags the output follows.
+///
+/// **The rest of the input** (from the timing source): audio copied unchanged by default (or
+/// re-encoded, or dropped: ``MediaWriter/Settings/audio``), subtitles and data where the container
+/// holds them, chapters and metadata; the colour tags; the rotation, when the source carries it.
+///
 /// The file is written under a temporary name beside `path` and finalized and renamed into place in
 /// ``finish(context:)``, which the runner always calls, also after Ctrl-C or an error upstream: what
 /// was written so far plays, and `path` never holds a half-written file.
 public final class FileSink: SinkNode, @unchecked Sendable {
     public var path: String
     public let settings: MediaWriter.Settings
+    /// The source whose timing and streams the output follows (nil: the only one upstream).
+    public let timingSource: String?
+    /// JPEG quality of an image sequence, 2 (best) … 31.
+    public let jpegQuality: Int
     private var writer: MediaWriter?
+    private var images: ImageWriter?
+    private var origin: MediaOrigin?
+    private var rateConverter: RateConverter?
 
-    public init(name: String = "output", path: String, settings: MediaWriter.Settings = .init()) {
+    public init(name: String = "output", path: String, settings: MediaWriter.Settings = .init(), timingSource: String? = nil,
+                jpegQuality: Int = OptionSpecs.quality.defaultValue) {
         self.path = path
         self.settings = settings
+        self.timingSource = timingSource
+        self.jpegQuality = jpegQuality
         super.init(name: name)
     }
 
     override public var kind: String { "encode" }
 
+    private var isImageSequence: Bool { ImageSequence.isPattern(path) }
+
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let input = inputs.first else { return nil }
         try requireEightBit(input, hint: "add a 'convert' node")
-        guard input.width % 2 == 0, input.height % 2 == 0 else {
-            throw GraphError.mismatch(node: name, port: "in", field: "size", expected: "even width and height for H.264 4:2:0",
-                                      got: "\(input.width)x\(input.height)")
+        if isImageSequence {
+            if let problem = ImageSequence.problem(with: path) { throw GraphError.invalidOption(node: name, option: "path", reason: problem) }
+            guard ImageWriter.Kind(path: path) != nil else {
+                throw GraphError.invalidOption(node: name, option: "path", reason: "'\(path)': an image sequence ends in .png, .jpg or .jpeg")
+            }
+        } else {
+            if let problem = MediaWriter.problem(with: settings, path: path) {
+                throw GraphError.invalidOption(node: name, option: problem.option, reason: problem.reason)
+            }
+            let pixel = settings.pixelFormat ?? "yuv420p"
+            let halfWidth = pixel.hasPrefix("yuv420") || pixel.hasPrefix("yuv422"), halfHeight = pixel.hasPrefix("yuv420")
+            guard (!halfWidth || input.width % 2 == 0) && (!halfHeight || input.height % 2 == 0) else {
+                throw GraphError.mismatch(node: name, port: "in", field: "size", expected: "even width\(halfHeight ? " and height" : "") for \(pixel)",
+                                          got: "\(input.width)x\(input.height)")
+            }
         }
+        origin = try chooseOrigin()
         return nil
     }
 
-    override public var filesWritten: [String] { [path] }
+    /// The file whose timing and streams the output follows.
+    private func chooseOrigin() throws -> MediaOrigin? {
+        let sources = upstreamSources
+        if let wanted = timingSource {
+            guard let source = sources.first(where: { $0.name == wanted }) else {
+                throw GraphError.invalidOption(node: name, option: "timing", reason: "no source '\(wanted)' reaches this node (sources upstream: \(sources.map(\.name).joined(separator: ", ")))")
+            }
+            return source.mediaOrigin
+        }
+        guard sources.count > 1 else { return sources.first?.mediaOrigin }
+        let files = sources.filter { $0.mediaOrigin != nil }
+        if files.isEmpty { return nil }
+        throw GraphError.invalidOption(node: name, option: "timing", reason: "\(sources.count) sources reach this node (\(sources.map(\.name).joined(separator: ", "))): say which one sets the output's timing and sound with timing=NAME")
+    }
+
+    override public var filesWritten: [String] {
+        guard isImageSequence else { return [path] }
+        let first = ImageSequence.path(path, index: 0), later = ImageSequence.path(path, index: 123_456_789)
+        return first == later ? [first] : [first, later]
+    }
 
     override public func start(context: RunContext) throws {
         guard let input = inputs.first else { return }
-        writer = try MediaWriter(path: path, width: input.width, height: input.height, fps: context.fps, settings: settings)
+        if isImageSequence {
+            images = ImageWriter()
+            return
+        }
+        let timing: MediaWriter.Timing
+        if context.mode == .live {
+            timing = .constantRate(context.fps)
+        } else if let rate = context.options.outputRate {
+            timing = .constantRate(rate)
+            rateConverter = RateConverter(rate: rate, sourceRate: origin?.frameRate ?? 0)
+        } else if let origin {
+            timing = .source(timeBase: origin.timeBase, frameRate: origin.frameRate)
+        } else {
+            timing = .constantRate(context.fps)
+        }
+        let writer = try MediaWriter(path: path, width: input.width, height: input.height, timing: timing,
+                                     color: origin?.color ?? .unspecified, rotation: origin?.rotation ?? 0, settings: settings, origin: origin)
+        for note in writer.notes { context.warn("\(name): \(note)") }
+        self.writer = writer
     }
 
     override public func consume(_ frame: Frame, index: Int, context: RunContext) throws {
-        try writer?.write(frame, index: index)
+        if let images {
+            let file = ImageSequence.path(path, index: index)
+            if let input = context.inputFile(sameAs: file) {
+                throw GraphError.io(path: file, reason: "node '\(name)' would overwrite \(input), an input of this run: choose another pattern")
+            }
+            try images.write(frame, to: file, quality: jpegQuality)
+            return
+        }
+        guard let writer else { return }
+        if context.mode == .live {
+            try writer.write(frame, pts: Int64(index))
+        } else if var converter = rateConverter {
+            let slots = converter.arrive(frame.mediaTime)
+            rateConverter = converter
+            if let held = pendingFrame { try write(held, into: slots) }
+            pendingFrame = frame
+        } else if origin != nil {
+            let tb = Double(writer.timeBase.numerator) / Double(writer.timeBase.denominator)
+            try writer.write(frame, pts: Int64((frame.mediaTime / tb).rounded()))
+        } else {
+            try writer.write(frame, pts: Int64(index))
+        }
     }
 
+    /// Writes a frame the rate converter held back into its slots; counts it dropped (no slot) or
+    /// repeated (several).
+    private func write(_ held: Frame, into slots: Range<Int>) throws {
+        guard let writer else { return }
+        for slot in slots { try writer.write(held, pts: Int64(slot)) }
+        if slots.isEmpty { counters.update { $0.droppedRate += 1 } }
+        if slots.count > 1 { counters.update { $0.duplicated += slots.count - 1 } }
+    }
+
+    /// Offline with a rate conversion: the frame waiting for its successor to decide its slots.
+    private var pendingFrame: Frame?
+
     override public func finish(context: RunContext) throws {
-        defer { writer = nil }
+        defer {
+            writer = nil
+            images = nil
+            pendingFrame = nil
+        }
+        if var converter = rateConverter, let held = pendingFrame {
+            try write(held, into: converter.finish())
+            rateConverter = converter
+        }
         try writer?.finish()
+        for note in writer?.laterNotes ?? [] { context.warn("\(name): \(note)") }
     }
 }
 
@@ -55,11 +170,23 @@ extension FileSink {
     /// The options of the `encode` node type, each written once (``MediaWriter/Settings`` holds the
     /// same defaults for programs that use the writer directly).
     public enum OptionSpecs {
-        public static let path = NodeOption<String?>.text("path", required: true, "output file (the CLI's --output replaces it)")
-        public static let crf = NodeOption.int("crf", default: MediaWriter.Settings.defaultCRF, 0...51, "quality, 0-51 (lower is better)")
+        public static let path = NodeOption<String?>.text("path", required: true,
+                                                          "output file (.mp4 .mov .mkv .webm), or an image sequence frames/%05d.png|.jpg (the CLI's --output replaces it)")
+        public static let codec = NodeOption.choice("codec", VideoCodecChoice.names, default: "auto",
+                                                    "video codec (auto: vp9 for .webm, else h264); `framegraph nodes` lists this machine's")
+        public static let crf = NodeOption<Int?>.int("crf", required: false, 0...63, "quality, lower is better (default: the codec's: h264 23, h265 28, vp9 31, av1 35)")
+        public static let bitrate = NodeOption<Int?>.int("bitrate", required: false, 10_000...2_000_000_000, "target bits per second instead of a quality")
         public static let preset = NodeOption.choice("preset", MediaWriter.Settings.presets, default: MediaWriter.Settings.defaultPreset,
-                                                     "x264 speed preset")
+                                                     "speed preset, x264's names, mapped onto each encoder's")
+        public static let pixelFormat = NodeOption.choice("pixel-format", ["auto"] + VideoCodecChoice.pixelFormats, default: "auto",
+                                                          "output pixel format (auto: yuv420p; prores yuv422p10)")
         public static let threads = NodeOption.int("threads", default: 0, 0...64, "encoder threads (0: encoder chooses)")
-        public static let all = [path.spec, crf.spec, preset.spec, threads.spec]
+        public static let audio = NodeOption.choice("audio", MediaWriter.Settings.audioModes, default: "copy",
+                                                    "the source's audio: copy unchanged, drop, or re-encode to aac (the CLI's --audio)")
+        public static let timing = NodeOption<String?>.text("timing", required: false,
+                                                            "the source whose timing, sound and tags the output follows (needed when several reach it)")
+        public static let quality = NodeOption.int("quality", default: 3, 2...31, "JPEG quality of an image sequence (2 best … 31)")
+        public static let all = [path.spec, codec.spec, crf.spec, bitrate.spec, preset.spec, pixelFormat.spec, threads.spec, audio.spec,
+                                 timing.spec, quality.spec]
     }
 }

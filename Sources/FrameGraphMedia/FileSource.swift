@@ -21,12 +21,19 @@ public final class FileSource: SourceNode, @unchecked Sendable {
         public var loop: Bool
         /// Decoder threads; 0 lets FFmpeg choose.
         public var threads: Int
+        /// Turn phone videos upright (default) or carry their rotation to the output.
+        public var orientation: MediaReader.Orientation
+        /// Frames per second of an image sequence (`frames/%05d.png`).
+        public var rate: Double
         public init(start: Double = OptionSpecs.start.defaultValue, duration: Double? = OptionSpecs.duration.defaultValue,
-                    loop: Bool = OptionSpecs.loop.defaultValue, threads: Int = OptionSpecs.threads.defaultValue) {
+                    loop: Bool = OptionSpecs.loop.defaultValue, threads: Int = OptionSpecs.threads.defaultValue,
+                    orientation: MediaReader.Orientation = .upright, rate: Double = OptionSpecs.rate.defaultValue) {
             self.start = start
             self.duration = duration
             self.loop = loop
             self.threads = threads
+            self.orientation = orientation
+            self.rate = rate
         }
     }
 
@@ -49,10 +56,19 @@ public final class FileSource: SourceNode, @unchecked Sendable {
     /// Frame rate the file announces (valid after start).
     public var frameRate: Double { reader?.frameRate ?? 0 }
 
-    override public var filesRead: [String] { [path] }
+    override public var filesRead: [String] {
+        MediaReader.isImageSequence(path) ? [ImageSequence.path(path, index: 0), ImageSequence.path(path, index: 1)] : [path]
+    }
+
+    override public var mediaOrigin: MediaOrigin? {
+        guard let reader else { return nil }
+        return MediaOrigin(path: path, timeBase: reader.timeBase, frameRate: reader.frameRate, constantRate: reader.constantRate,
+                           videoStart: reader.videoStart, windowStart: options.start, windowDuration: options.duration, loops: options.loop,
+                           color: reader.color, rotation: reader.storedRotation - reader.appliedRotation, isImageSequence: reader.isImageSequence)
+    }
 
     override public func start(context: RunContext) throws {
-        let reader = try MediaReader(path: path, threads: options.threads)
+        let reader = try MediaReader(path: path, options: .init(threads: options.threads, orientation: options.orientation, imageRate: options.rate))
         if reader.duration > 0 && options.start >= reader.duration {
             throw GraphError.invalidOption(node: name, option: "start",
                                            reason: "\(options.start) s is at or past the end of \(path), which is \(String(format: "%.3f", reader.duration)) s long")
@@ -120,6 +136,9 @@ extension FileSource {
         public static let duration = NodeOption<Double?>.number("duration", optional: 0.001...10_000_000, "stop after this many seconds")
         public static let loop = NodeOption.flag("loop", default: false, "start again at the end")
         public static let threads = NodeOption.int("threads", default: 0, 0...64, "decoder threads (0: FFmpeg chooses)")
-        public static let all = [path.spec, start.spec, duration.spec, loop.spec, threads.spec]
+        public static let orientation = NodeOption.choice("orientation", MediaReader.Orientation.allCases.map(\.rawValue), default: "upright",
+                                                          "upright: turn phone videos as their rotation says; carry: keep frames as stored, the output carries the rotation")
+        public static let rate = NodeOption.number("rate", default: 25, 0.01...1000, "frames per second of an image sequence (frames/%05d.png)")
+        public static let all = [path.spec, start.spec, duration.spec, loop.spec, threads.spec, orientation.spec, rate.spec]
     }
 }

@@ -46,33 +46,15 @@ public final class PNGSink: SinkNode, @unchecked Sendable {
         written.append(path)
     }
 
-    /// Widest number field a pattern may ask for (`%032d`).
-    static let maxFieldWidth = 32
-
     /// Refuses patterns with more than one `%` field or an absurd field width.
     static func checkPattern(_ pattern: String, node: String) throws {
-        let fields = pattern.ranges(of: #/%0?\d*d/#)
-        guard fields.count <= 1 else {
-            throw GraphError.invalidOption(node: node, option: "path", reason: "'\(pattern)' has \(fields.count) number fields; use one (%d or %05d)")
-        }
-        if let field = fields.first {
-            let digits = pattern[field].dropFirst().dropLast().drop { $0 == "0" }
-            guard digits.count <= 2, (Int(digits) ?? 0) <= maxFieldWidth else {
-                throw GraphError.invalidOption(node: node, option: "path", reason: "'\(pattern[field])' is wider than %0\(maxFieldWidth)d")
-            }
+        if let problem = ImageSequence.problem(with: pattern) {
+            throw GraphError.invalidOption(node: node, option: "path", reason: problem)
         }
     }
 
     /// `pattern` with its `%d`-style field replaced by `index`.
-    static func path(_ pattern: String, index: Int) -> String {
-        guard let range = pattern.range(of: #"%0?\d*d"#, options: .regularExpression) else { return pattern }
-        let spec = String(pattern[range])
-        let width = min(maxFieldWidth, Int(spec.dropFirst().dropLast().prefix(4)) ?? 0)
-        let padZero = spec.hasPrefix("%0")
-        var number = String(index)
-        if number.count < width { number = String(repeating: padZero ? "0" : " ", count: width - number.count) + number }
-        return pattern.replacingCharacters(in: range, with: number)
-    }
+    static func path(_ pattern: String, index: Int) -> String { ImageSequence.path(pattern, index: index) }
 }
 
 extension PNGSink {

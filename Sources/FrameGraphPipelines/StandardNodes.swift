@@ -10,11 +10,12 @@ extension NodeCatalog {
     /// `OptionSpecs` (one place), so this table only says which options a type takes and how to make
     /// the node from them.
     public static let standard = NodeCatalog([
-        NodeType(name: "file", role: .source, summary: "decode a video file (anything FFmpeg reads)",
+        NodeType(name: "file", role: .source, summary: "decode a video file (anything FFmpeg reads) or an image sequence (frames/%05d.png)",
                  options: FileSource.OptionSpecs.all) { name, o in
             typealias S = FileSource.OptionSpecs
             return FileSource(name: name, path: try o.required(S.path), options: .init(
-                start: try o.value(S.start), duration: try o.value(S.duration), loop: try o.value(S.loop), threads: try o.value(S.threads)))
+                start: try o.value(S.start), duration: try o.value(S.duration), loop: try o.value(S.loop), threads: try o.value(S.threads),
+                orientation: MediaReader.Orientation(rawValue: try o.value(S.orientation)) ?? .upright, rate: try o.value(S.rate)))
         },
         .camera,
         NodeType(name: "pattern", role: .source, summary: "synthetic frames with the frame number stamped in",
@@ -110,11 +111,16 @@ extension NodeCatalog {
             node.pairing = try o.value(PairingChoice.option).policy
             return node
         },
-        NodeType(name: "encode", role: .sink, summary: "H.264 (libx264) into .mp4 or .mkv at the clock rate",
+        NodeType(name: "encode", role: .sink,
+                 summary: "video file (.mp4 .mov .mkv .webm; h264 h265 vp9 av1 ffv1 prores) with the source's timing, audio and tags, or an image sequence",
                  options: FileSink.OptionSpecs.all) { name, o in
             typealias S = FileSink.OptionSpecs
+            let pixel = try o.value(S.pixelFormat)
             return FileSink(name: name, path: try o.required(S.path),
-                            settings: .init(crf: try o.value(S.crf), preset: try o.value(S.preset), threads: try o.value(S.threads)))
+                            settings: .init(codec: try o.value(S.codec), crf: try o.value(S.crf), bitrate: try o.value(S.bitrate),
+                                            preset: try o.value(S.preset), pixelFormat: pixel == "auto" ? nil : pixel,
+                                            threads: try o.value(S.threads), audio: try o.value(S.audio)),
+                            timingSource: try o.value(S.timing), jpegQuality: try o.value(S.quality))
         },
         NodeType(name: "png", role: .sink, summary: "every Nth frame as a PNG (path with %d or %05d)", options: PNGSink.OptionSpecs.all) { name, o in
             PNGSink(name: name, pattern: try o.required(PNGSink.OptionSpecs.path), every: try o.value(PNGSink.OptionSpecs.every))

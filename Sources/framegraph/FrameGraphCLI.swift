@@ -40,7 +40,11 @@ struct FrameGraphCLI {
             return 0
         case "nodes":
             print(NodeCatalog.standard.helpText())
+            print(ProbeCommand.codecListing())
             return 0
+        case "probe":
+            let arguments = try Arguments(words, valued: [], switches: [])
+            return try ProbeCommand(arguments: arguments).execute()
         case "devices":
             let arguments = try Arguments(words, valued: DevicesCommand.valued, switches: DevicesCommand.switches)
             return DevicesCommand(arguments: arguments).execute()
@@ -51,7 +55,7 @@ struct FrameGraphCLI {
             let arguments = try Arguments(words, valued: RunCommand.valued, switches: RunCommand.switches)
             return try RunCommand(arguments: arguments, checkOnly: command == "check").execute()
         default:
-            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes, devices, model; see framegraph --help)")
+            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes, probe, devices, model; see framegraph --help)")
         }
     }
 }

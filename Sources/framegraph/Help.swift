@@ -5,7 +5,10 @@ enum Help {
     USAGE
       framegraph run PIPELINE [options]    run a pipeline description file
       framegraph check PIPELINE [options]  validate a pipeline (wiring, formats) without running it
-      framegraph nodes                     list node types, their ports and options
+      framegraph nodes                     list node types, their ports and options, and the
+                                           video codecs this machine's FFmpeg can encode
+      framegraph probe FILE                what FrameGraph sees in a media file: streams, timing,
+                                           colour tags, rotation, duration, frame count
       framegraph devices [PATH…]           list cameras (/dev/video* and $FRAMEGRAPH_CAMERAS, a
                                            colon-separated list) with formats, sizes and frame rates
       framegraph model info MODEL          inputs, outputs, operations, parameters, FLOPs
@@ -22,7 +25,11 @@ enum Help {
       --output PATH         replace the path of the pipeline's first encode/png sink
       --mode live|offline   live: paced in real time, slow nodes drop while busy, one output frame
                             per clock tick; offline: every frame, as fast as possible (default)
-      --fps N               output clock rate (default 30)
+      --fps N               live: output clock rate (default 30); offline: convert the output to
+                            N frames per second (frames dropped or repeated, counted) instead of
+                            keeping the input's own timing (the default)
+      --audio copy|drop|aac the input's audio in the output: copied unchanged (default), dropped,
+                            or re-encoded to AAC
       --policy reuse|skip   live mode, a tick with no new frame: repeat the last one (default) or skip
       --stats FILE          write the run's statistics as JSON (schema in docs/CLI.md)
       --trace FILE          write a Chrome trace-event file (open in Perfetto or chrome://tracing)
@@ -46,7 +53,9 @@ enum Help {
                             instead of ending the run with status 1
 
     EXAMPLES
-      framegraph run pipelines/transcode.fg --input clip.mkv --output small.mp4
+      framegraph run pipelines/transcode.fg --input talk.mp4 --output small.mp4   (sound kept)
+      framegraph run pipelines/transcode.fg --input clip.mkv --output clip.webm --set output.codec=av1
+      framegraph probe phone.mov
       framegraph run pipelines/slow.fg --mode live --stats stats.json --trace trace.json
       framegraph run pipelines/transcode.fg --set small.width=320 --set small.height=240
       framegraph check pipelines/slow.fg

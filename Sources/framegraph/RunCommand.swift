@@ -7,7 +7,7 @@ import FrameGraphPipelines
 /// `framegraph run` and `framegraph check`: load the pipeline, apply the command line, validate, run.
 struct RunCommand {
     static let valued: Set<String> = ["input", "output", "mode", "fps", "policy", "stats", "trace", "set", "duration", "model-budget",
-                                      "latency", "max-latency",
+                                      "latency", "max-latency", "audio",
                                       "camera", "camera-size", "camera-fps", "camera-format"]
     static let switches: Set<String> = ["loop", "quiet", "reconnect"]
 
@@ -28,6 +28,8 @@ struct RunCommand {
             options.tickPolicy = p
         }
         options.fps = try arguments.number("fps", in: RunCommand.fpsRange) ?? 30
+        // Offline, --fps converts the output to that rate; without it the source's timing is kept.
+        if options.mode == .offline, arguments.value("fps") != nil { options.outputRate = options.fps }
         if let trace = arguments.value("trace") { options.traceURL = URL(fileURLWithPath: trace) }
         let statsPath = arguments.value("stats")
         if let statsPath { options.otherOutputs[statsPath] = "--stats" }
@@ -157,6 +159,11 @@ struct RunCommand {
         }
         if arguments.has("loop") {
             for s in document.declarations where s.type == "file" { _ = document.override(node: s.name, key: "loop", value: "true") }
+        }
+        if let audio = arguments.value("audio") {
+            let sinks = document.declarations.filter { $0.type == "encode" }
+            guard !sinks.isEmpty else { throw Arguments.UsageError(description: "--audio: \(document.file) has no 'encode' sink") }
+            for s in sinks { _ = document.override(node: s.name, key: "audio", value: audio, origin: "--audio") }
         }
         if let output = arguments.value("output") {
             guard let sink = document.declarations.first(where: { $0.type == "encode" || $0.type == "png" }) else {

@@ -1,0 +1,48 @@
+/// Where a source's frames come from, for the sinks that keep the input's timing, sound and tags
+/// (the `encode` node): the file, its video time base and rate, the part of it that is read, its
+/// colour, and the rotation left for the player.
+public struct MediaOrigin: Sendable, Equatable {
+    /// The input file (or image-sequence pattern).
+    public var path: String
+    /// The video stream's time base, as numerator and denominator (seconds per tick).
+    public var timeBase: (numerator: Int32, denominator: Int32)
+    /// Average frame rate (frames per second; 0 when unknown).
+    public var frameRate: Double
+    /// Whether the frame rate is constant.
+    public var constantRate: Bool
+    /// Media time of the input's first video frame, in seconds of the file's own clock (the file's
+    /// start offset; frames' `mediaTime` counts from it).
+    public var videoStart: Double
+    /// The part read: skip this many seconds, then read `duration` seconds (nil: to the end).
+    public var windowStart: Double
+    public var windowDuration: Double?
+    /// Whether the source loops (other streams are then not copied: their timing would repeat).
+    public var loops: Bool
+    /// The video stream's colour tags, resolved by convention where the file says nothing.
+    public var color: ColorDescription
+    /// Clockwise rotation the output should carry for players (0 when the source turned the frames).
+    public var rotation: Int
+    /// Whether the input is an image sequence (no other streams).
+    public var isImageSequence: Bool
+
+    public init(path: String, timeBase: (numerator: Int32, denominator: Int32), frameRate: Double, constantRate: Bool, videoStart: Double,
+                windowStart: Double, windowDuration: Double?, loops: Bool, color: ColorDescription, rotation: Int, isImageSequence: Bool) {
+        self.path = path
+        self.timeBase = timeBase
+        self.frameRate = frameRate
+        self.constantRate = constantRate
+        self.videoStart = videoStart
+        self.windowStart = windowStart
+        self.windowDuration = windowDuration
+        self.loops = loops
+        self.color = color
+        self.rotation = rotation
+        self.isImageSequence = isImageSequence
+    }
+
+    public static func == (a: MediaOrigin, b: MediaOrigin) -> Bool {
+        a.path == b.path && a.timeBase.numerator == b.timeBase.numerator && a.timeBase.denominator == b.timeBase.denominator
+            && a.frameRate == b.frameRate && a.videoStart == b.videoStart && a.windowStart == b.windowStart
+            && a.windowDuration == b.windowDuration && a.loops == b.loops && a.color == b.color && a.rotation == b.rotation
+    }
+}
