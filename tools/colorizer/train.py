@@ -242,7 +242,7 @@ def load_clips(folder):
     return out
 
 
-def affine(c, device, full_p, smin, aspect=0.3):
+def affine(c, device, full_p, smin, aspect=0.3, rot_deg=0.0):
     full = torch.rand(c, device=device) < full_p
     s = torch.empty(c, device=device).uniform_(smin, 1.0)
     fw = (s * torch.exp(torch.empty(c, device=device).uniform_(-aspect, aspect))).clamp(max=1.0)
@@ -257,6 +257,11 @@ def affine(c, device, full_p, smin, aspect=0.3):
     theta[:, 0, 2] = tx
     theta[:, 1, 1] = fh
     theta[:, 1, 2] = ty
+    if rot_deg > 0:        # rotation about the crop centre (reflection padding fills the corners)
+        r = torch.deg2rad(torch.empty(c, device=device).uniform_(-rot_deg, rot_deg))
+        cs, sn = torch.cos(r), torch.sin(r)
+        theta[:, 0, 0], theta[:, 0, 1] = fw * flip * cs, -fh * sn
+        theta[:, 1, 0], theta[:, 1, 1] = fw * flip * sn, fh * cs
     return theta
 
 
@@ -269,7 +274,8 @@ def warp(src_u8, theta, res):
 class PhotoSampler:
     """BSDS photos (uint8 RGB) on the GPU, grouped by size; random crops/flips."""
 
-    def __init__(self, rgbs, device):
+    def __init__(self, rgbs, device, smin=0.3, rot_deg=0.0):
+        self.smin, self.rot_deg = smin, rot_deg
         groups = {}
         for im in rgbs:
             groups.setdefault(im.shape[:2], []).append(im)
@@ -284,7 +290,7 @@ class PhotoSampler:
         for g, c in zip(self.groups, counts):
             if c:
                 idx = torch.randint(0, g.shape[0], (int(c),), device=self.device)
-                outs.append(warp(g[idx], affine(int(c), self.device, 0.15, 0.3), res))
+                outs.append(warp(g[idx], affine(int(c), self.device, 0.15, self.smin, rot_deg=self.rot_deg), res))
         return torch.cat(outs)
 
 
@@ -507,6 +513,8 @@ def main():
     ap.add_argument("--select-after", type=float, default=0.5,
                     help="only snapshots taken after this share of the budget are candidates")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--photo-rot", type=float, default=0.0, help="random rotation of photo crops, +-degrees")
+    ap.add_argument("--photo-smin", type=float, default=0.3, help="smallest photo crop side (share of the photo's)")
     ap.add_argument("--mid", action="store_true", help="also export the EMA at half time (colorizer_mid.onnx)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -588,7 +596,7 @@ def main():
         (no_decay if p.ndim <= 1 else decay).append(p)
     opt = torch.optim.AdamW([dict(params=decay, weight_decay=a.wd), dict(params=no_decay, weight_decay=0)],
                             lr=a.lr, betas=(0.9, 0.99))
-    photos = PhotoSampler(tr_rgbs, dev)
+    photos = PhotoSampler(tr_rgbs, dev, smin=a.photo_smin, rot_deg=a.photo_rot)
     cams = PairSampler(wtrain, dev)
     npairs = int(round(a.batch * a.webcam_frac / 2))
     nphoto = a.batch - 2 * npairs
@@ -721,7 +729,7 @@ def main():
     torch.save(dict(state=final.state_dict(), centres=centres, weights=weights), os.path.join(a.out, "colorizer.pt"))
     json.dump(dict(T=a.T, train_seconds=train_s, steps=step, batch=a.batch, params=nparams, macs=macs,
                    webcam_frac=a.webcam_frac, temporal=a.temporal, photo_aug=a.photo_aug, lam=a.lam, lr=a.lr, wd=a.wd,
-                   init=os.path.basename(a.init) if a.init else None, skin_weight=a.skin_weight, warmup=a.warmup,
+                   init=os.path.basename(a.init) if a.init else None, photo_rot=a.photo_rot, photo_smin=a.photo_smin, skin_weight=a.skin_weight, warmup=a.warmup,
                    selection=sel,
                    webcam_train_clips=sorted(wtrain), webcam_heldout_clips=sorted(wheld)),
               open(os.path.join(a.out, "summary.json"), "w"), indent=1)
