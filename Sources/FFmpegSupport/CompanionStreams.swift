@@ -60,7 +60,9 @@ final class CompanionStreams {
             guard let stream = ctx.pointee.streams[Int(i)] else { continue }
             let parameters = stream.pointee.codecpar.pointee
             let codecName = String(cString: avcodec_get_name(parameters.codec_id))
-            let fits = avformat_query_codec(output.pointee.oformat, parameters.codec_id, fg_compliance_normal()) == 1
+            // 1: the container holds this codec, 0: it does not, negative: the muxer does not say.
+            let answer = avformat_query_codec(output.pointee.oformat, parameters.codec_id, fg_compliance_normal())
+            let fits = parameters.codec_type == AVMEDIA_TYPE_AUDIO ? answer != 0 : answer == 1
             switch parameters.codec_type {
             case AVMEDIA_TYPE_AUDIO:
                 if origin.loops {

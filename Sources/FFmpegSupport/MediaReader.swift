@@ -250,6 +250,7 @@ public final class MediaReader {
             let status = avcodec_receive_frame(codec, decoded)
             if status == 0 {
                 defer { av_frame_unref(decoded) }
+                if decoded.pointee.decode_error_flags != 0 || decoded.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 { damageSeen = true }
                 return try convert(decoded)
             }
             if status == fg_averror_eof() {
@@ -301,6 +302,7 @@ public final class MediaReader {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
             packetsRead += 1
+            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { damageSeen = true }
             let sent = avcodec_send_packet(codec, packet)
             if sent < 0 && sent != fg_averror_eagain() {
                 if sent == fg_averror_invaliddata() {  // a damaged packet: skip it, count it, keep going
@@ -313,7 +315,12 @@ public final class MediaReader {
         }
     }
 
+    /// Whether anything said the data is damaged (a decoding error, a packet flagged corrupt): only
+    /// then are gaps in the timestamps counted as lost frames (a variable-rate file has gaps by design).
+    private var damageSeen = false
+
     private func noteCorrupt() {
+        damageSeen = true
         corruptFrames += 1
         if firstCorruptOffset == nil { firstCorruptOffset = currentOffset }
     }
@@ -361,7 +368,7 @@ public final class MediaReader {
         }
         // Frames missing between two decoded ones (a damaged stretch the demuxer skipped) are counted
         // as corrupt, for constant-rate streams where the gap is measurable.
-        if constantRate, frameRate > 0, let previous = previousMediaTime {
+        if constantRate, damageSeen, frameRate > 0, let previous = previousMediaTime {
             let missing = Int(((frame.mediaTime - previous) * frameRate).rounded()) - 1
             if missing > 0 && missing < 1_000_000 {
                 corruptFrames += missing

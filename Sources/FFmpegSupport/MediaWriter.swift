@@ -130,7 +130,7 @@ public final class MediaWriter {
         let temporary = output.temporaryPath
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         // The container from the destination's extension (the temporary name hides it).
-        let muxerName = MediaWriter.muxerNames[CompanionStreams.containerName(path)] ?? "matroska"  // checked by problem(with:)
+        let muxerName = MediaWriter.muxerName(forPath: path) ?? "matroska"  // checked by problem(with:)
         try check(avformat_alloc_output_context2(&ctx, nil, muxerName, temporary), "set up the \(muxerName) container", path: path)
         format = ctx
         do {
@@ -218,8 +218,8 @@ public final class MediaWriter {
     /// the first frame so that the pipeline's node and option can be named.
     public static func problem(with settings: Settings, path: String) -> (option: String, reason: String)? {
         let container = CompanionStreams.containerName(path)
-        guard let muxer = muxerNames[container] else {
-            return ("path", "'.\(container)' is not a video container FrameGraph writes (use .mp4, .mov, .mkv or .webm, or a frames/%05d.png pattern)")
+        guard let muxer = muxerName(forPath: path) else {
+            return ("path", "'.\(container)' is not a video container FFmpeg writes (use .mp4, .mov, .mkv or .webm, or a frames/%05d.png pattern)")
         }
         let choice: (codec: VideoCodecChoice?, encoder: String)
         do { choice = try codecChoice(settings.codec, path: path) } catch let error as FFmpegError {
@@ -230,7 +230,8 @@ public final class MediaWriter {
             if let crf = settings.crf, let range = c.crfRange, !range.contains(crf) { return ("crf", "\(crf) is outside \(c.name)'s \(range.lowerBound)…\(range.upperBound)") }
         }
         guard let oformat = av_guess_format(muxer, nil, nil), let encoder = avcodec_find_encoder_by_name(choice.encoder) else { return nil }
-        if avformat_query_codec(oformat, encoder.pointee.id, fg_compliance_normal()) != 1 {
+        // 1: it holds it, 0: it does not, negative: the muxer does not say (then try).
+        if avformat_query_codec(oformat, encoder.pointee.id, fg_compliance_normal()) == 0 {
             let fitting = VideoCodecChoice.available.filter {
                 avformat_query_codec(oformat, avcodec_find_encoder_by_name($0.encoder)?.pointee.id ?? AV_CODEC_ID_NONE, fg_compliance_normal()) == 1
             }
@@ -256,17 +257,31 @@ public final class MediaWriter {
     /// FFmpeg's muxer for each container extension FrameGraph writes.
     static let muxerNames = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm"]
 
+    /// The muxer for `path`: the four above, or whatever video container FFmpeg guesses from the
+    /// extension (.ts, .avi, …); nil for none, or for a picture format (use a %d pattern).
+    static func muxerName(forPath path: String) -> String? {
+        let ext = CompanionStreams.containerName(path)
+        if let known = muxerNames[ext] { return known }
+        guard !ext.isEmpty, !ext.contains("/"), let guessed = av_guess_format(nil, "x." + ext, nil) else { return nil }
+        let name = String(cString: guessed.pointee.name)
+        return guessed.pointee.video_codec == AV_CODEC_ID_NONE || name.hasPrefix("image2") || name.hasSuffix("_pipe") ? nil : name
+    }
+
+    /// The first encoder of `codec` this FFmpeg has, or an error naming the codecs it does have.
+    static func encoder(for codec: VideoCodecChoice, path: String) throws -> String {
+        guard let encoder = codec.availableEncoder else {
+            let list = VideoCodecChoice.available.map { "\($0.codec.name) (\($0.encoder))" }.joined(separator: ", ")
+            throw FFmpegError(code: fg_averror(ENOSYS), operation: "encode \(codec.name): this FFmpeg has none of \(codec.encoders.joined(separator: ", ")) (it has: \(list))", path: path)
+        }
+        return encoder
+    }
+
     /// The encoder for a codec name, or an error naming what this machine has.
     static func codecChoice(_ name: String, path: String) throws -> (codec: VideoCodecChoice?, encoder: String) {
         let available = VideoCodecChoice.available
         let list = available.map { "\($0.codec.name) (\($0.encoder))" }.joined(separator: ", ")
         let codec = name == "auto" ? VideoCodecChoice.automatic(forPath: path) : VideoCodecChoice.named(name)
-        if let codec {
-            guard let encoder = codec.availableEncoder else {
-                throw FFmpegError(code: fg_averror(ENOSYS), operation: "encode \(codec.name): this FFmpeg has none of \(codec.encoders.joined(separator: ", ")) (it has: \(list))", path: path)
-            }
-            return (codec, encoder)
-        }
+        if let codec { return (codec, try encoder(for: codec, path: path)) }
         guard let encoder = avcodec_find_encoder_by_name(name), encoder.pointee.type == AVMEDIA_TYPE_VIDEO else {
             throw FFmpegError(code: fg_averror(ENOSYS), operation: "find video codec '\(name)' (choose: \(list))", path: path)
         }

@@ -131,3 +131,6 @@ public func runCommand(_ executable: String, _ arguments: [String], environment:
 
 /// Whether ffprobe is installed (some tests cross-check with it when present).
 public let ffprobePath: String? = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+/// The FFmpeg command-line tool (the setup installs Debian's `ffmpeg`), for making test clips.
+public let ffmpegPath: String? = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
