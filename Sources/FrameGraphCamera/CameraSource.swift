@@ -177,6 +177,9 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
         firstCaptureTime = first
         frame.captureTime = captureTime
         frame.mediaTime = max(0, captureTime - first)
+        // libv4lconvert's YUYV/MJPEG conversions use BT.601, limited range, at every size (UVC's
+        // default); said explicitly so an HD camera is not taken for BT.709.
+        frame.color = .bt601
         return frame
     }
 

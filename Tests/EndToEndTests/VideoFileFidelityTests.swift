@@ -358,3 +358,37 @@ import TestSupport
         #expect(bad.status == 2 && bad.stderr.split(separator: "\n").count == 1)
     }
 }
+
+extension VideoFileFidelityTests {
+    @Test func severalSourcesSayWhichOneSetsTheTimingAndSound() throws {
+        let dir = TestEnvironment.scratch("fidelity-timing-source")
+        let talk = try flashClip(dir, name: "talk.mp4", fps: 25, seconds: 2, flash: 1, audio: "aac")
+        let backdrop = try flashClip(dir, name: "backdrop.mkv", fps: 30, seconds: 2, flash: 0.5, audio: nil)
+        let pipeline = dir.appendingPathComponent("two.fg").path
+        let text = """
+            talk = file path=\(talk)
+            backdrop = file path=\(backdrop)
+            mask = grayscale
+            mix = blend
+            output = encode path=o.mp4
+            talk -> mix.foreground
+            backdrop -> mix.background
+            talk -> mask -> mix.mask
+            mix -> output
+
+            """
+        try text.write(toFile: pipeline, atomically: true, encoding: .utf8)
+        let output = dir.appendingPathComponent("o.mp4").path
+        let refused = try framegraph(["run", pipeline, "--output", output, "--quiet"])
+        #expect(refused.status == 2 && refused.stderr.contains("2 sources reach this node (") && refused.stderr.contains("talk")
+                && refused.stderr.contains("timing=NAME") && !FileManager.default.fileExists(atPath: output), "\(refused.stderr)")
+        let r = try framegraph(["run", pipeline, "--output", output, "--set", "output.timing=talk", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try streams(output) == ["h264,video", "aac,audio"])
+        // The output's times are the talk's (its 25 fps grid), not the backdrop's 30 fps ones.
+        let times = try packetTimes(output)
+        #expect(!times.isEmpty && times.allSatisfy { abs($0 * 25 - ($0 * 25).rounded()) < 0.03 }, "\(times)")
+        let unknown = try framegraph(["run", pipeline, "--output", output, "--set", "output.timing=nobody", "--quiet"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("no source 'nobody' reaches this node"), "\(unknown.stderr)")
+    }
+}
