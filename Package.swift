@@ -55,7 +55,7 @@ let package = Package(
         // Pipeline description files: parser, node catalog, builder.
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "ModelStore", "FrameGraphCamera"]),
         // Micro-benchmarks that print figures (Lab conversion …).
-        .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters"]),
+        .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport"]),
         // The command-line tool.
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera",
                                                              "XNNPACKRuntime", "NeuralGraph", "ModelStore"]),

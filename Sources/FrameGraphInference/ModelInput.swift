@@ -22,6 +22,8 @@ public final class ModelInput {
     let channels: Int
     let normalization: InputNormalization
     private let scaler = Scaler(method: .bilinear)
+    /// The one-pass path for yuv420p and rgb24 frames (swscale for the rest).
+    private var resample = ResampleToRGB()
     private let rgb: Frame
     private var lightnessRows: LightnessRows
 
@@ -40,7 +42,7 @@ public final class ModelInput {
         if frame.format == rgb.format && frame.width == width && frame.height == height {
             normalize(frame, into: buffer)
         } else {
-            try scaler.scale(frame, into: rgb)
+            if !resample.convert(frame, into: rgb) { try scaler.scale(frame, into: rgb) }
             normalize(rgb, into: buffer)
         }
     }

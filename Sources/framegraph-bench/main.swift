@@ -1,6 +1,10 @@
 // framegraph-bench: micro-benchmarks that print figures (no assertions).
 //
 //   swift run -c release framegraph-bench lab [runs]   640×480 rgb24 → Lab → rgb24 round trip, ms
+//   swift run -c release framegraph-bench prep [WxH] [runs]   a network's input preparation from a
+//       decoded yuv420p frame (default 1920x1080) to 256×256 rgb24: libswscale (bilinear, accurate)
+//       vs ResampleToRGB (one-pass area filter), interleaved, ms
+import FFmpegSupport
 import FrameGraph
 import FrameGraphFilters
 import Foundation
@@ -38,6 +42,34 @@ case "lab":
     func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
     print(String(format: "lab 640x480: rgb→Lab %.3f ms, Lab→rgb %.3f ms, round trip %.3f ms (median of %d)",
                  median(forward), median(backward), median(total), runs))
+case "prep":
+    let size = (arguments.dropFirst().first ?? "1920x1080").split(separator: "x").compactMap { Int($0) }
+    let (w, h) = size.count == 2 ? (size[0], size[1]) : (1920, 1080)
+    let runs = Int(arguments.dropFirst(2).first ?? "200") ?? 200
+    var frame = Frame.make(.yuv420p, width: w, height: h)
+    frame.color = .bt709
+    var seed: UInt64 = 1
+    for p in 0..<3 {
+        for y in 0..<(p == 0 ? h : h / 2) {
+            let row = frame.row(y, plane: p)
+            for x in 0..<row.count {
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                row[x] = UInt8(truncatingIfNeeded: (seed >> 60) &+ UInt64(x * 200 / max(1, row.count)))
+            }
+        }
+    }
+    let a = Frame.make(.rgb24, width: 256, height: 256), b = Frame.make(.rgb24, width: 256, height: 256)
+    let scaler = Scaler(method: .bilinear)
+    var resample = ResampleToRGB()
+    var swscale: [Double] = [], own: [Double] = []
+    for _ in 0..<runs {
+        swscale.append(milliseconds { try? scaler.scale(frame, into: a) })
+        own.append(milliseconds { _ = resample.convert(frame, into: b) })
+    }
+    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+    let diff = withExtendedLifetime((a, b)) { zip(a.packedBytes(), b.packedBytes()).map { abs(Int($0) - Int($1)) }.reduce(0, +) }
+    print(String(format: "prep %dx%d yuv420p → 256x256 rgb24: libswscale %.3f ms, ResampleToRGB %.3f ms (medians of %d, interleaved); mean |difference| %.2f",
+                 w, h, median(swscale), median(own), runs, Double(diff) / Double(256 * 256 * 3)))
 default:
-    print("usage: framegraph-bench lab [runs]")
+    print("usage: framegraph-bench lab [runs] | prep [WxH] [runs]")
 }

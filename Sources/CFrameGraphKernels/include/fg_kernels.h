@@ -17,4 +17,29 @@ void fg_lightness_from_linear(const float *r, const float *g, const float *b, fl
 /// into a table index). inv: the 3×3 matrix rgb = inv · XYZ/white, row-major.
 void fg_linear_index_from_lab(const float *l, const float *a, const float *bb, float *r, float *g, float *b,
                               size_t n, const float inv[9], float scale);
+
+/// Y'CbCr → R'G'B' coefficients: R = ys·(Y − yo) + rv·(V − 128), G = ys·(Y − yo) − gu·(U − 128) − gv·(V − 128),
+/// B = ys·(Y − yo) + bu·(U − 128) (the range and matrix folded in).
+typedef struct {
+    float yo, ys, rv, gu, gv, bu;
+} fg_yuv_to_rgb;
+
+/// Area (box) filter taps of a resize from `source` samples to `n`: output i averages the source
+/// interval [i·f, (i+1)·f), f = source/n, each sample weighted by its overlap (weights sum to 1).
+/// For output i: `start[i]`, `count[i]` ≤ `max_taps`, weights at `weight[i·max_taps …]`.
+/// `max_taps` must be at least ceil(f) + 1. Returns 0, or -1 when it is too small.
+int fg_area_taps(int *start, int *count, float *weight, int max_taps, int n, int source);
+
+/// Area-resizes one 8-bit plane of `channels` interleaved samples per pixel (sw×sh pixels, rows `ss`
+/// bytes apart) to dw×dh float samples (dense rows of dw·channels), vertical pass first into `acc`
+/// (sw·channels floats of scratch), with taps from fg_area_taps (x: dw outputs, y: dh outputs).
+void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int channels, float *dst, int dw, int dh,
+                    const int *xs, const int *xc, const float *xw, int xmax,
+                    const int *ys, const int *yc, const float *yw, int ymax, float *acc);
+
+/// n pixels of float Y', Cb, Cr (0…255 scale) → packed RGB24, with `c`.
+void fg_yuv_float_to_rgb24(const float *y, const float *u, const float *v, unsigned char *dst, int n, const fg_yuv_to_rgb *c);
+
+/// n floats (0…255 scale) → bytes, rounded and clamped.
+void fg_float_to_bytes(const float *src, unsigned char *dst, int n);
 #endif

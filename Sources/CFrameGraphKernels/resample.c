@@ -1,0 +1,103 @@
+// One-pass resize + colour conversion into a network's input: a 1080p decoded frame becomes a
+// 256×256 RGB picture without a full-resolution RGB copy (ResampleToRGB in FrameGraphFilters).
+// Separable area filter: a vertical pass accumulates the source rows of one output row (contiguous,
+// vectorised), a horizontal pass sums the taps of each output sample.
+#include "fg_kernels.h"
+
+int fg_area_taps(int *start, int *count, float *weight, int max_taps, int n, int source) {
+    const double f = (double)source / (double)n;
+    for (int i = 0; i < n; i++) {
+        double a = i * f, b = (i + 1) * f;
+        int first = (int)a, last = (int)b;
+        if (b == (double)last) last--;  /* b on a sample boundary: that sample is not covered */
+        if (last >= source) last = source - 1;
+        if (first > last) first = last;
+        int taps = last - first + 1;
+        if (taps > max_taps) return -1;
+        start[i] = first;
+        count[i] = taps;
+        float total = 0;
+        for (int k = 0; k < taps; k++) {
+            double lo = first + k, hi = lo + 1;
+            double overlap = (hi < b ? hi : b) - (lo > a ? lo : a);
+            float w = overlap > 0 ? (float)overlap : 0.0f;
+            weight[i * max_taps + k] = w;
+            total += w;
+        }
+        for (int k = 0; k < taps; k++) weight[i * max_taps + k] = total > 0 ? weight[i * max_taps + k] / total : 1.0f / (float)taps;
+    }
+    return 0;
+}
+
+/* acc = w·row (first) or acc += w·row: the vertical pass, the bulk of the work at full HD. */
+#define FG_ACCUMULATE_BODY                                                            \
+    if (first) { for (int x = 0; x < n; x++) acc[x] = w * (float)row[x]; }            \
+    else { for (int x = 0; x < n; x++) acc[x] += w * (float)row[x]; }
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+static __attribute__((target("avx2,fma"))) void accumulate_avx2(float *acc, const unsigned char *row, float w, int n, int first) {
+    FG_ACCUMULATE_BODY
+}
+static int resample_has_avx2(void) {
+    static int cached = -1;
+    if (cached < 0) cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return cached;
+}
+#else
+static int resample_has_avx2(void) { return 0; }
+#define accumulate_avx2(...) ((void)0)
+#endif
+static void accumulate_base(float *acc, const unsigned char *row, float w, int n, int first) { FG_ACCUMULATE_BODY }
+
+static inline void accumulate(float *acc, const unsigned char *row, float w, int n, int first) {
+    if (resample_has_avx2()) accumulate_avx2(acc, row, w, n, first); else accumulate_base(acc, row, w, n, first);
+}
+
+void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int channels, float *dst, int dw, int dh,
+                    const int *xs, const int *xc, const float *xw, int xmax,
+                    const int *ys, const int *yc, const float *yw, int ymax, float *acc) {
+    (void)sh;
+    const int width = sw * channels;
+    for (int oy = 0; oy < dh; oy++) {
+        const unsigned char *row = src + (ptrdiff_t)ys[oy] * ss;
+        const float *w = yw + oy * ymax;
+        for (int k = 0; k < yc[oy]; k++) accumulate(acc, row + (ptrdiff_t)k * ss, w[k], width, k == 0);
+        float *out = dst + (ptrdiff_t)oy * dw * channels;
+        if (channels == 1) {
+            for (int ox = 0; ox < dw; ox++) {
+                const float *wx = xw + ox * xmax, *a = acc + xs[ox];
+                float sum = 0;
+                for (int k = 0; k < xc[ox]; k++) sum += wx[k] * a[k];
+                out[ox] = sum;
+            }
+            continue;
+        }
+        for (int ox = 0; ox < dw; ox++) {
+            const float *wx = xw + ox * xmax;
+            const float *a = acc + xs[ox] * channels;
+            for (int ch = 0; ch < channels; ch++) {
+                float sum = 0;
+                for (int k = 0; k < xc[ox]; k++) sum += wx[k] * a[k * channels + ch];
+                out[ox * channels + ch] = sum;
+            }
+        }
+    }
+}
+
+static inline unsigned char clamp255(float v) {
+    v += 0.5f;
+    return v <= 0.0f ? 0 : (v >= 255.0f ? 255 : (unsigned char)v);
+}
+
+void fg_yuv_float_to_rgb24(const float *y, const float *u, const float *v, unsigned char *dst, int n, const fg_yuv_to_rgb *c) {
+    for (int i = 0; i < n; i++) {
+        const float l = c->ys * (y[i] - c->yo), cb = u[i] - 128.0f, cr = v[i] - 128.0f;
+        dst[3 * i + 0] = clamp255(l + c->rv * cr);
+        dst[3 * i + 1] = clamp255(l - c->gu * cb - c->gv * cr);
+        dst[3 * i + 2] = clamp255(l + c->bu * cb);
+    }
+}
+
+void fg_float_to_bytes(const float *src, unsigned char *dst, int n) {
+    for (int i = 0; i < n; i++) dst[i] = clamp255(src[i]);
+}
