@@ -515,6 +515,9 @@ def main():
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--photo-rot", type=float, default=0.0, help="random rotation of photo crops, +-degrees")
     ap.add_argument("--photo-smin", type=float, default=0.3, help="smallest photo crop side (share of the photo's)")
+    ap.add_argument("--photo-mse", type=float, default=0.0,
+                    help="weight of the mean squared a/b error (Lab units^2) of the decoded photo predictions")
+    ap.add_argument("--mse-T", type=float, default=0.7, help="annealed-mean temperature of that term")
     ap.add_argument("--mid", action="store_true", help="also export the EMA at half time (colorizer_mid.onnx)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -651,6 +654,9 @@ def main():
             pr = annealed(logits[:2 * npairs], centres_t)
             tl = ((pr[npairs:] - pr[:npairs]) - (abc[npairs:] - abc[:npairs])).abs().mean()
         total = loss + a.temporal * tl
+        if a.photo_mse > 0:      # squared a/b error of the decoded output (annealed mean at --mse-T) on the photo rows
+            pp = annealed(logits[2 * npairs:], centres_t, a.mse_T)
+            total = total + a.photo_mse * ((pp - abp) ** 2).sum(1).mean()
         opt.zero_grad(set_to_none=True)
         total.backward()
         opt.step()
@@ -729,7 +735,8 @@ def main():
     torch.save(dict(state=final.state_dict(), centres=centres, weights=weights), os.path.join(a.out, "colorizer.pt"))
     json.dump(dict(T=a.T, train_seconds=train_s, steps=step, batch=a.batch, params=nparams, macs=macs,
                    webcam_frac=a.webcam_frac, temporal=a.temporal, photo_aug=a.photo_aug, lam=a.lam, lr=a.lr, wd=a.wd,
-                   init=os.path.basename(a.init) if a.init else None, photo_rot=a.photo_rot, photo_smin=a.photo_smin, skin_weight=a.skin_weight, warmup=a.warmup,
+                   init=os.path.basename(a.init) if a.init else None, photo_rot=a.photo_rot, photo_smin=a.photo_smin,
+                   photo_mse=a.photo_mse, mse_T=a.mse_T, skin_weight=a.skin_weight, warmup=a.warmup,
                    selection=sel,
                    webcam_train_clips=sorted(wtrain), webcam_heldout_clips=sorted(wheld)),
               open(os.path.join(a.out, "summary.json"), "w"), indent=1)
