@@ -31,6 +31,8 @@ public final class MediaReader {
         public var orientation: Orientation
         /// Frames per second of an image sequence (ignored for video files).
         public var imageRate: Double
+        /// With `threads` 0: decode pictures up to this many pixels on one thread (0: never).
+        public var singleThreadUpToPixels = 0
         public init(threads: Int = 0, orientation: Orientation = .upright, imageRate: Double = 25) {
             self.threads = threads
             self.orientation = orientation
@@ -188,7 +190,8 @@ public final class MediaReader {
             codec = avcodec_alloc_context3(decoderPointer)
             guard let codec else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate decoder", path: path) }
             try check(avcodec_parameters_to_context(codec, stream.pointee.codecpar), "configure decoder", path: path)
-            codec.pointee.thread_count = Int32(options.threads)
+            let pixels = Int(codec.pointee.width) * Int(codec.pointee.height)
+            codec.pointee.thread_count = Int32(options.threads == 0 && pixels <= options.singleThreadUpToPixels ? 1 : options.threads)
             try check(avcodec_open2(codec, decoderPointer, nil), "open decoder", path: path)
             guard codec.pointee.width > 0, codec.pointee.height > 0 else {
                 throw FFmpegError(code: fg_averror_invaliddata(), operation: "read the picture size", path: path)

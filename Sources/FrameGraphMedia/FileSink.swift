@@ -108,6 +108,10 @@ public final class FileSink: SinkNode, @unchecked Sendable {
         } else {
             timing = .constantRate(context.fps)
         }
+        var settings = settings
+        if context.mode == .live && settings.threads == 0 && input.width * input.height <= FileSource.liveSingleThreadPixels {
+            settings.threads = 1  // live: one steady encoder thread (auto threads burst and starve the network; see FileSource)
+        }
         let writer = try MediaWriter(path: path, width: input.width, height: input.height, timing: timing,
                                      color: origin?.color ?? .unspecified, rotation: origin?.rotation ?? 0, settings: settings, origin: origin)
         for note in writer.notes { context.warn("\(name): \(note)") }
@@ -180,7 +184,7 @@ extension FileSink {
                                                      "speed preset, x264's names, mapped onto each encoder's")
         public static let pixelFormat = NodeOption.choice("pixel-format", ["auto"] + VideoCodecChoice.pixelFormats, default: "auto",
                                                           "output pixel format (auto: yuv420p; prores yuv422p10)")
-        public static let threads = NodeOption.int("threads", default: 0, 0...64, "encoder threads (0: encoder chooses)")
+        public static let threads = NodeOption.int("threads", default: 0, 0...64, "encoder threads (0: the encoder chooses offline; 1 live up to full HD)")
         public static let audio = NodeOption.choice("audio", MediaWriter.Settings.audioModes, default: "copy",
                                                     "the source's audio: copy unchanged, drop, or re-encode to aac (the CLI's --audio)")
         public static let timing = NodeOption<String?>.text("timing", required: false,

@@ -67,8 +67,16 @@ public final class FileSource: SourceNode, @unchecked Sendable {
                            color: reader.color, rotation: reader.storedRotation - reader.appliedRotation, isImageSequence: reader.isImageSequence)
     }
 
+    /// Largest picture a live run decodes on one thread when `threads` is 0 (auto): full HD. FFmpeg's
+    /// frame threads decode in bursts that starve the network's worker on a small machine and add a
+    /// frame of latency each (measured: 74 of 901 frames dropped busy at 1080p live with auto
+    /// threads, none with one); offline, auto keeps FFmpeg's choice.
+    public static let liveSingleThreadPixels = 1920 * 1088
+
     override public func start(context: RunContext) throws {
-        let reader = try MediaReader(path: path, options: .init(threads: options.threads, orientation: options.orientation, imageRate: options.rate))
+        var readerOptions = MediaReader.Options(threads: options.threads, orientation: options.orientation, imageRate: options.rate)
+        if context.mode == .live { readerOptions.singleThreadUpToPixels = FileSource.liveSingleThreadPixels }
+        let reader = try MediaReader(path: path, options: readerOptions)
         if reader.duration > 0 && options.start >= reader.duration {
             throw GraphError.invalidOption(node: name, option: "start",
                                            reason: "\(options.start) s is at or past the end of \(path), which is \(String(format: "%.3f", reader.duration)) s long")
@@ -135,7 +143,7 @@ extension FileSource {
         public static let start = NodeOption.number("start", default: 0, 0...10_000_000, "skip to this time, seconds")
         public static let duration = NodeOption<Double?>.number("duration", optional: 0.001...10_000_000, "stop after this many seconds")
         public static let loop = NodeOption.flag("loop", default: false, "start again at the end")
-        public static let threads = NodeOption.int("threads", default: 0, 0...64, "decoder threads (0: FFmpeg chooses)")
+        public static let threads = NodeOption.int("threads", default: 0, 0...64, "decoder threads (0: FFmpeg chooses offline; 1 live up to full HD)")
         public static let orientation = NodeOption.choice("orientation", MediaReader.Orientation.allCases.map(\.rawValue), default: "upright",
                                                           "upright: turn phone videos as their rotation says; carry: keep frames as stored, the output carries the rotation")
         public static let rate = NodeOption.number("rate", default: 25, 0.01...1000, "frames per second of an image sequence (frames/%05d.png)")

@@ -81,9 +81,9 @@ extension NodeCatalog {
             node.modelSearchRoots = [o.projectFolder]
             return node
         },
-        NodeType(name: "recombine", role: .composite, summary: "frame's own Lab lightness + upsampled a/b → RGB",
+        NodeType(name: "recombine", role: .composite, summary: "frame's own Lab lightness + upsampled a/b → RGB (or, for HD, Y' kept and chroma coloured)",
                  ports: ["frame", "ab"], options: LabRecombine.OptionSpecs.all) { name, o in
-            let node = LabRecombine(name: name, ownWorker: try o.value(LabRecombine.OptionSpecs.worker))
+            let node = LabRecombine(name: name, ownWorker: try o.value(LabRecombine.OptionSpecs.worker), mode: try o.value(LabRecombine.OptionSpecs.mode))
             node.pairing = try o.value(PairingChoice.option).policy
             return node
         },

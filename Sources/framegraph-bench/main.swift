@@ -70,6 +70,29 @@ case "prep":
     let diff = withExtendedLifetime((a, b)) { zip(a.packedBytes(), b.packedBytes()).map { abs(Int($0) - Int($1)) }.reduce(0, +) }
     print(String(format: "prep %dx%d yuv420p → 256x256 rgb24: libswscale %.3f ms, ResampleToRGB %.3f ms (medians of %d, interleaved); mean |difference| %.2f",
                  w, h, median(swscale), median(own), runs, Double(diff) / Double(256 * 256 * 3)))
+case "recombine":
+    // Colorization's last step at full HD: exact Lab per pixel vs chroma planes only, interleaved.
+    let size = (arguments.dropFirst().first ?? "1920x1080").split(separator: "x").compactMap { Int($0) }
+    let (w, h) = size.count == 2 ? (size[0], size[1]) : (1920, 1080)
+    let runs = Int(arguments.dropFirst(2).first ?? "30") ?? 30
+    var frame = Frame.make(.yuv420p, width: w, height: h)
+    frame.color = .bt709
+    for p in 0..<3 { for y in 0..<(p == 0 ? h : h / 2) { let row = frame.row(y, plane: p); for x in 0..<row.count { row[x] = UInt8(truncatingIfNeeded: p == 0 ? x / 8 + y / 8 : 128) } } }
+    let ab = Frame.make(.planarFloat32(channels: 2), width: 64, height: 64)
+    for p in 0..<2 { for y in 0..<64 { let row = ab.floatRow(y, plane: p); for x in 0..<64 { row[x] = Float(x - 32) * (p == 0 ? 0.5 : -0.3) } } }
+    let context = RunContext(options: RunOptions())
+    let lab = LabRecombine(name: "lab", mode: .lab), chroma = LabRecombine(name: "chroma", mode: .chroma)
+    let inputs = [frame.description, ab.description]
+    _ = try? lab.negotiate(inputs: inputs)
+    _ = try? chroma.negotiate(inputs: inputs)
+    var tLab: [Double] = [], tChroma: [Double] = []
+    for _ in 0..<runs {
+        tLab.append(milliseconds { _ = try? lab.combine([frame, ab], context: context) })
+        tChroma.append(milliseconds { _ = try? chroma.combine([frame, ab], context: context) })
+    }
+    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+    print(String(format: "recombine %dx%d yuv420p + 64x64 a/b: lab %.2f ms, chroma %.2f ms (medians of %d, interleaved)",
+                 w, h, median(tLab), median(tChroma), runs))
 default:
-    print("usage: framegraph-bench lab [runs] | prep [WxH] [runs]")
+    print("usage: framegraph-bench lab [runs] | prep [WxH] [runs] | recombine [WxH] [runs]")
 }

@@ -40,6 +40,19 @@ void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int 
 /// n pixels of float Y', Cb, Cr (0…255 scale) → packed RGB24, with `c`.
 void fg_yuv_float_to_rgb24(const float *y, const float *u, const float *v, unsigned char *dst, int n, const fg_yuv_to_rgb *c);
 
+/// One chroma row of a 4:2:0 picture as packed RGB24 at chroma resolution: the mean of the 2×2 luma
+/// samples under each chroma sample (rows y0, y1; `width` luma samples), with its Cb/Cr, through `c`.
+void fg_chroma_row_to_rgb24(const unsigned char *y0, const unsigned char *y1, const unsigned char *u, const unsigned char *v,
+                            int cw, int width, unsigned char *rgb, const fg_yuv_to_rgb *c);
+
+/// n RGB24 pixels → Cb, Cr bytes: 128 + (B − Y')·cbf, 128 + (R − Y')·crf with Y' = kr·R + (1−kr−kb)·G + kb·B.
+void fg_rgb24_to_cbcr(const unsigned char *rgb, int n, float kr, float kb, float cbf, float crf, unsigned char *u, unsigned char *v);
+
+/// a/b for one output row: rows (a0, a1) and (b0, b1) of width aw mixed by wy, then sampled at n
+/// columns (left index tx[i], weight wx[i] of its right neighbour, clamped to aw − 1).
+void fg_ab_row(const float *a0, const float *a1, const float *b0, const float *b1, int aw, float wy,
+               const int *tx, const float *wx, int n, float *a, float *b, float *scratch);
+
 /// n floats (0…255 scale) → bytes, rounded and clamped.
 void fg_float_to_bytes(const float *src, unsigned char *dst, int n);
 #endif
