@@ -201,13 +201,14 @@ public final class MediaReader {
             let turned = appliedRotation % 180 != 0
             width = turned ? storedHeight : storedWidth
             height = turned ? storedWidth : storedHeight
-            // Formats FrameGraph has are handed out as they are; full-range YUV (JPEG, MJPEG) and RGB-like
-            // formats become rgb24 (so the range is converted right), everything else yuv420p.
+            // Formats FrameGraph has are handed out as they are (JPEG-style yuvj420p as yuv420p, its
+            // full range said by the frames' colour); RGB-like formats become rgb24, everything else
+            // yuv420p (full-range 4:2:2 and 4:4:4 keep their range).
             let native = codec.pointee.pix_fmt
-            let fullRange = [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_PAL8, AV_PIX_FMT_RGBA64BE,
-                             AV_PIX_FMT_RGB48BE, AV_PIX_FMT_GBRP, AV_PIX_FMT_YA8, AV_PIX_FMT_MONOBLACK].contains(native)
+            let fullRange = [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(native)
+            let rgbLike = [AV_PIX_FMT_PAL8, AV_PIX_FMT_RGBA64BE, AV_PIX_FMT_RGB48BE, AV_PIX_FMT_GBRP, AV_PIX_FMT_YA8, AV_PIX_FMT_MONOBLACK].contains(native)
             storedPixelFormat = av_get_pix_fmt_name(native).map { String(cString: $0) } ?? "unknown"
-            var format = PixelFormat(av: native) ?? (fullRange ? .rgb24 : .yuv420p)
+            var format = PixelFormat(av: native) ?? (native == AV_PIX_FMT_YUVJ420P ? .yuv420p : (rgbLike ? .rgb24 : .yuv420p))
             if appliedRotation != 0 && format == .nv12 { format = .yuv420p }  // turned frames are planar
             if appliedRotation % 180 != 0 && format == .yuv420p && (storedWidth % 2 != 0 || storedHeight % 2 != 0) { format = .rgb24 }
             outputFormat = format
@@ -347,7 +348,8 @@ public final class MediaReader {
         var frame = Frame.make(outputFormat, width: storedSize.width, height: storedSize.height, pool: pool)
         frame.color = color(of: av)
         let avFormat = AVPixelFormat(rawValue: av.pointee.format)
-        if Int(av.pointee.width) == storedSize.width, Int(av.pointee.height) == storedSize.height, PixelFormat(av: avFormat) == outputFormat {
+        let sameLayout = PixelFormat(av: avFormat) == outputFormat || (avFormat == AV_PIX_FMT_YUVJ420P && outputFormat == .yuv420p)
+        if Int(av.pointee.width) == storedSize.width, Int(av.pointee.height) == storedSize.height, sameLayout {
             frame.copyPixels(from: av)
         } else {
             // Other layouts (10-bit, 4:2:2, a size change mid-stream) are converted to the first frame's.

@@ -78,14 +78,44 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
             let scaled = Frame.make(frame)
             try Scaler(method: .bicubic).scale(picture, into: scaled)
             background = scaled
+            loadedPicture = picture
         case .blur(let radius):
             let factor = max(2, radius)
             small = Frame.make(frame.format, width: max(2, frame.width / factor) & ~1, height: max(2, frame.height / factor) & ~1)
         }
     }
 
+    /// The colour description the background pictures were made for.
+    private var backgroundColor: ColorDescription = .unspecified
+
+    /// Remakes the solid or image background in `frame`'s colour description (a full-range frame
+    /// needs full-range background values; the first frame says which).
+    private func matchBackground(to frame: Frame) throws {
+        guard frame.format == .yuv420p, frame.color != backgroundColor else { return }
+        backgroundColor = frame.color
+        switch mode {
+        case .colour(let r, let g, let b), .overlay(let r, let g, let b):
+            background = try Self.solid(r, g, b, like: frame.description, color: frame.color)
+        case .image:
+            if let current = background {
+                // Rebuilt from the picture as loaded (rgb24 keeps it exact): convert again with the frame's colour.
+                if let picture = loadedPicture {
+                    var scaled = Frame.make(frame.description)
+                    scaled.color = frame.color
+                    try Scaler(method: .bicubic).scale(picture, into: scaled)
+                    background = scaled
+                } else {
+                    background = current
+                }
+            }
+        case .blur:
+            break
+        }
+    }
+
     override public func combine(_ frames: [Frame], context: RunContext) throws -> Frame? {
         let frame = frames[0], maskIn = frames[1]
+        try matchBackground(to: frame)
         let mask: Frame
         if maskIn.width == frame.width && maskIn.height == frame.height {
             mask = maskIn
@@ -114,8 +144,11 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
         return out
     }
 
-    /// A frame of `description` filled with one RGB colour.
-    static func solid(_ r: UInt8, _ g: UInt8, _ b: UInt8, like description: FrameDescription) throws -> Frame {
+    /// The `image` background as read, for converting it again when the frames' colour differs.
+    private var loadedPicture: Frame?
+
+    /// A frame of `description` filled with one RGB colour (Y'CbCr values per `color`).
+    static func solid(_ r: UInt8, _ g: UInt8, _ b: UInt8, like description: FrameDescription, color: ColorDescription = .unspecified) throws -> Frame {
         let rgb = Frame.make(.rgb24, width: description.width, height: description.height)
         for y in 0..<description.height {
             let row = rgb.row(y)
@@ -126,7 +159,8 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
             }
         }
         if description.format == .rgb24 { return rgb }
-        let out = Frame.make(description)
+        var out = Frame.make(description)
+        out.color = color
         try Scaler().scale(rgb, into: out)
         return out
     }
