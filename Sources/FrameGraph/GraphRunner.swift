@@ -172,7 +172,9 @@ public final class GraphRunner: @unchecked Sendable {
             let thread = Thread { [weak self, weak source] in
                 Lane.current = lane
                 if let self, let source {
+                    source.hasEnded.store(false, ordering: .releasing)
                     self.runSource(source, lane: lane)
+                    source.hasEnded.store(true, ordering: .releasing)
                     self.runningSources.decrement()
                 }
                 clock.leave()
@@ -270,6 +272,7 @@ public final class GraphRunner: @unchecked Sendable {
                     : InlineFilterInbox(filter: filter, context: context)
             case let composite as CompositeNode:
                 inbox = CompositeInbox(composite: composite, worker: composite.execution == .worker ? worker(for: composite) : nil,
+                                       portSources: sourcesByPort(of: composite),
                                        context: context)
             case let sink as SinkNode where context.mode == .live:
                 let clocked = ClockedSinkInbox(sink: sink, context: context)
@@ -285,6 +288,17 @@ public final class GraphRunner: @unchecked Sendable {
                 node.inbox = inbox
             }
         }
+    }
+
+    /// For each input port of `node`, the sources whose frames reach it.
+    private func sourcesByPort(of node: Node) -> [[SourceNode]] {
+        var byPort = [[SourceNode]](repeating: [], count: node.inputPorts.count)
+        for upstream in nodes {
+            for t in upstream.targets where t.node === node && byPort.indices.contains(t.port) {
+                for s in upstream.upstreamSources where !byPort[t.port].contains(where: { $0 === s }) { byPort[t.port].append(s) }
+            }
+        }
+        return byPort
     }
 
     /// Lets go of everything the run made (inboxes, workers and the frames they still hold): after

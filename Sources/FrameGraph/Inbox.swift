@@ -78,7 +78,15 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
     private let composite: CompositeNode
     private let call: NodeCall
     private let policy: PairingPolicy
-    private let lock = NSLock()
+    private let lock = NSCondition()
+    /// Offline: a port whose waiting list is full holds its sender until partners arrive (nothing is
+    /// dropped), unless every source that could send a partner has ended.
+    private let holdsSenders: Bool
+    /// The longest a sender is held for one frame, in seconds.
+    private let holdLimit = 2.0
+    /// The sources that reach each port (weakly: the sources own the graph).
+    private let portSources: [[WeakSource]]
+    private let context: RunContext
     /// Newest frame per port (newest policy), or frames waiting for their partners (same policy).
     private var newest: [Frame?]
     private var waiting: [[Frame]]
@@ -88,11 +96,14 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
     /// Set when the composite runs on a worker of its own (``Execution/worker``).
     private let worker: Worker?
 
-    init(composite: CompositeNode, worker: Worker?, context: RunContext) {
+    init(composite: CompositeNode, worker: Worker?, portSources: [[SourceNode]] = [], context: RunContext) {
         self.composite = composite
         self.worker = worker
+        self.context = context
+        self.portSources = portSources.map { $0.map { WeakSource(node: $0) } }
         call = NodeCall(node: composite, context: context)
         policy = composite.pairing ?? (context.mode == .live ? .newest : .sameFrame)
+        holdsSenders = context.mode == .offline
         newest = Array(repeating: nil, count: composite.inputPorts.count)
         waiting = Array(repeating: [], count: composite.inputPorts.count)
     }
@@ -130,7 +141,18 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
             }
             return group
         case .sameFrame:
+            // Offline, a full list waits for partners instead of dropping (the other ports' senders
+            // run on their own threads and will deliver), unless none can come any more.
+            // (Ports fed only by the same sources never hold: their partners follow on the same path.
+            // A safety valve lets go after `holdLimit` seconds, in case both sides wait for frames a
+            // filter chose not to emit.)
+            let holdUntil = Date(timeIntervalSinceNow: holdLimit)
+            while holdsSenders && waiting[port].count >= maxWaiting && !context.isStopRequested && hasOwnPartners(port)
+                    && !partnersEnded(for: port) && Date() < holdUntil {
+                _ = lock.wait(until: Date(timeIntervalSinceNow: 0.05))
+            }
             waiting[port].append(frame)
+            defer { lock.broadcast() }
             if waiting[port].count > maxWaiting {
                 waiting[port].removeFirst()
                 composite.counters.update { $0.droppedLate += 1 }
@@ -140,7 +162,7 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
                 guard let match = waiting[p].first(where: { $0.sequence == frame.sequence }) else { return nil }
                 group.append(match)
             }
-            // Complete: forget this frame and anything older on every port.
+            // Complete: forget this frame and anything older on every port (wakes held senders).
             for p in waiting.indices {
                 let stale = waiting[p].filter { $0.sequence < frame.sequence }.count
                 if stale > 0 { composite.counters.update { $0.droppedLate += stale } }
@@ -148,6 +170,30 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
             }
             return group
         }
+    }
+}
+
+extension CompositeInbox {
+    /// Whether every source that reaches another port, and not `port` itself, has ended: then frames
+    /// waiting on `port` beyond what partners can still pair with will never be paired. (A source that
+    /// reaches both ports keeps the wait going: its frames are still on their way through workers.)
+    fileprivate func partnersEnded(for port: Int) -> Bool {
+        let others = otherSources(port)
+        return !others.isEmpty && others.allSatisfy { $0.hasEnded.load(ordering: .acquiring) }
+    }
+
+    /// Whether another port has sources of its own (not also reaching `port`): only then can `port`
+    /// run ahead of its partners for long, and only then is holding its sender useful.
+    fileprivate func hasOwnPartners(_ port: Int) -> Bool { !otherSources(port).isEmpty }
+
+    private func otherSources(_ port: Int) -> [SourceNode] {
+        guard portSources.indices.contains(port) else { return [] }
+        let mine = portSources[port].compactMap(\.node)
+        var others: [SourceNode] = []
+        for (p, list) in portSources.enumerated() where p != port {
+            for s in list.compactMap(\.node) where !mine.contains(where: { $0 === s }) { others.append(s) }
+        }
+        return others
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How the runner runs a node: declared once by the node (``Node/execution``), read by the runner,
 /// the report and the CLI.
@@ -160,6 +161,10 @@ open class SourceNode: Node, @unchecked Sendable {
     /// The file behind the frames, for sinks that keep its timing, sound and tags; nil for sources
     /// that are not files (a camera, a test pattern). Valid after ``Node/start(context:)``.
     open var mediaOrigin: MediaOrigin? { nil }
+
+    /// Set by the runner when this source has sent its last frame (composites waiting for a partner
+    /// from it then know none will come).
+    let hasEnded = Atomic<Bool>(false)
 }
 
 /// A source held weakly (a node's ``Node/upstreamSources``).
