@@ -8,7 +8,7 @@
 # end-to-end tests run is built with the same sanitizer. Scratch folders: .build-asan, .build-tsan.
 #
 # Skipped under both, and why:
-#   LiveCameraTests, liveModeAt30fps, colorizeFileLive
+#   LiveCameraTests, liveModeAt30fps, colorizeFileLive, liveColorizeKeepsOneOutputPerTick
 #                                     real-time schedules: the instrumentation (2-15x slower) makes the
 #                                     machine, not the code, miss frames
 #   eccv16                            a 32 M-parameter model: minutes under instrumentation
@@ -24,7 +24,7 @@ tools/make-samples.sh
 tools/models/fetch_mediapipe_models.sh models/cache
 tools/setup-python.sh
 make -s -C Tests/FakeCamera
-common_skip="LiveCameraTests|liveModeAt30fps|colorizeFileLive|eccv16|Fuzz"
+common_skip="LiveCameraTests|liveModeAt30fps|colorizeFileLive|liveColorizeKeepsOneOutputPerTick|eccv16|Fuzz"
 status=0
 if [ "$which" = address ] || [ "$which" = all ]; then
   echo "== AddressSanitizer"
