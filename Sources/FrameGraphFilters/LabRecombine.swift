@@ -12,8 +12,9 @@ import FrameGraph
 /// `mode` chooses how: `lab` recombines every pixel exactly as above (rgb24 out); `chroma` keeps a
 /// yuv420p frame's own Y' plane and computes only the chroma planes, at their half resolution, from
 /// Lab(L, a, b) there (yuv420p out; ``ChromaRecombine``, about 5× less work); `auto` (default) is
-/// `chroma` for yuv420p frames from 1280×720 up, where the exact form costs more than a live frame
-/// period on a small machine, and `lab` otherwise.
+/// `chroma` for yuv420p frames — video, whose output is 4:2:0 anyway and whose colour comes from a
+/// 64×64 a/b map either way — and `lab` for rgb24 and gray8 frames (a PNG sequence, a photo
+/// converted to RGB). At 1080p the exact form costs more than a live frame period on a small machine.
 ///
 /// ```swift
 /// let recombine = LabRecombine(name: "recombine")
@@ -76,7 +77,7 @@ public final class LabRecombine: CompositeNode, @unchecked Sendable {
             try require(format: frame.format, in: [.yuv420p], port: 0)
             resolvedMode = .chroma
         case .lab: resolvedMode = .lab
-        case .auto: resolvedMode = frame.format == .yuv420p && frame.width * frame.height >= 1280 * 720 ? .chroma : .lab
+        case .auto: resolvedMode = frame.format == .yuv420p ? .chroma : .lab
         }
         if resolvedMode == .chroma {
             chroma = ChromaRecombine(width: frame.width, height: frame.height, abWidth: ab.width, abHeight: ab.height)
@@ -168,7 +169,7 @@ extension LabRecombine {
     public enum OptionSpecs {
         public static let worker = NodeOption.flag("worker", default: true, "recombine on a worker thread of its own (pipelines with the network)")
         public static let mode = NodeOption.choice("mode", default: Mode.auto,
-                                                   "lab: every pixel through Lab (rgb24 out); chroma: keep Y', colour the chroma planes (yuv420p in and out); auto: chroma from 1280x720")
+                                                   "lab: every pixel through Lab (rgb24 out); chroma: keep Y', colour the chroma planes (yuv420p in and out); auto: chroma for yuv420p frames, else lab")
         public static let all = [PairingChoice.option.spec, worker.spec, mode.spec]
     }
 }

@@ -28,7 +28,7 @@ import Testing
         let context = RunContext(options: RunOptions())
         let exact = LabRecombine(name: "lab", mode: .lab), fast = LabRecombine(name: "chroma", mode: .auto)
         #expect(try exact.negotiate(inputs: [frame.description, ab.description])?.format == .rgb24)
-        #expect(try fast.negotiate(inputs: [frame.description, ab.description])?.format == .yuv420p, "auto is chroma from 1280x720")
+        #expect(try fast.negotiate(inputs: [frame.description, ab.description])?.format == .yuv420p, "auto is chroma for yuv420p")
         #expect(fast.resolvedMode == .chroma)
         let a = try #require(try exact.combine([frame, ab], context: context))
         let b = try #require(try fast.combine([frame, ab], context: context))
@@ -52,10 +52,12 @@ import Testing
         #expect(Double(total) / Double(count) < 4 && worst <= 14, "mean |difference| \(Double(total) / Double(count)), worst \(worst)")
     }
 
-    @Test func smallFramesAndRGBStayExact() throws {
+    @Test func rgbAndGrayFramesStayExact() throws {
         let small = FrameDescription(format: .yuv420p, width: 640, height: 480), ab = FrameDescription(format: .planarFloat32(channels: 2), width: 64, height: 64)
         let node = LabRecombine(name: "r")
-        #expect(try node.negotiate(inputs: [small, ab])?.format == .rgb24 && node.resolvedMode == .lab)
+        #expect(try node.negotiate(inputs: [small, ab])?.format == .yuv420p && node.resolvedMode == .chroma)
+        let gray = FrameDescription(format: .gray8, width: 640, height: 480)
+        #expect(try node.negotiate(inputs: [gray, ab])?.format == .rgb24 && node.resolvedMode == .lab)
         let rgbHD = FrameDescription(format: .rgb24, width: 1920, height: 1080)
         #expect(try node.negotiate(inputs: [rgbHD, ab])?.format == .rgb24 && node.resolvedMode == .lab, "chroma needs yuv420p")
         let forced = LabRecombine(name: "f", mode: .chroma)
