@@ -190,7 +190,9 @@ extension FileSink {
         public static let timing = NodeOption<String?>.text("timing", required: false,
                                                             "the source whose timing, sound and tags the output follows (needed when several reach it)")
         public static let quality = NodeOption.int("quality", default: 3, 2...31, "JPEG quality of an image sequence (2 best … 31)")
+        public static let tune = NodeOption.choice("tune", ["none"] + MediaWriter.Settings.tunes, default: "none",
+                                                   "x264/x265 tuning (zerolatency: no look-ahead or B-frames, steadier per-frame time, larger files)")
         public static let all = [path.spec, codec.spec, crf.spec, bitrate.spec, preset.spec, pixelFormat.spec, threads.spec, audio.spec,
-                                 timing.spec, quality.spec]
+                                 timing.spec, quality.spec, tune.spec]
     }
 }

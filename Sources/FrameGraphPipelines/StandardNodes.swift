@@ -115,11 +115,12 @@ extension NodeCatalog {
                  summary: "video file (.mp4 .mov .mkv .webm; h264 h265 vp9 av1 ffv1 prores) with the source's timing, audio and tags, or an image sequence",
                  options: FileSink.OptionSpecs.all) { name, o in
             typealias S = FileSink.OptionSpecs
-            let pixel = try o.value(S.pixelFormat)
-            return FileSink(name: name, path: try o.required(S.path),
-                            settings: .init(codec: try o.value(S.codec), crf: try o.value(S.crf), bitrate: try o.value(S.bitrate),
-                                            preset: try o.value(S.preset), pixelFormat: pixel == "auto" ? nil : pixel,
-                                            threads: try o.value(S.threads), audio: try o.value(S.audio)),
+            let pixel = try o.value(S.pixelFormat), tune = try o.value(S.tune)
+            var settings = MediaWriter.Settings(codec: try o.value(S.codec), crf: try o.value(S.crf), bitrate: try o.value(S.bitrate),
+                                                preset: try o.value(S.preset), pixelFormat: pixel == "auto" ? nil : pixel,
+                                                threads: try o.value(S.threads), audio: try o.value(S.audio))
+            settings.tune = tune == "none" ? nil : tune
+            return FileSink(name: name, path: try o.required(S.path), settings: settings,
                             timingSource: try o.value(S.timing), jpegQuality: try o.value(S.quality))
         },
         NodeType(name: "png", role: .sink, summary: "every Nth frame as a PNG (path with %d or %05d)", options: PNGSink.OptionSpecs.all) { name, o in
