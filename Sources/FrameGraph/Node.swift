@@ -186,6 +186,20 @@ open class FilterNode: Node, @unchecked Sendable {
     open func process(_ frame: Frame, context: RunContext) throws -> Frame? {
         frame
     }
+
+    /// For a node on a worker: work on `frame` that can run on the thread that delivers it, while
+    /// the worker is still busy with the previous frame (a network's input preparation), so that
+    /// the worker — often the pipeline's critical path — does less. Called only for frames the
+    /// worker will take. What it returns reaches ``process(_:prepared:context:)``. Default: nil.
+    open func prepare(_ frame: Frame, context: RunContext) throws -> (any Sendable)? {
+        nil
+    }
+
+    /// ``process(_:context:)`` with what ``prepare(_:context:)`` made for this frame (nil when the
+    /// node runs inline, or prepares nothing). Default: calls ``process(_:context:)``.
+    open func process(_ frame: Frame, prepared: (any Sendable)?, context: RunContext) throws -> Frame? {
+        try process(frame, context: context)
+    }
 }
 
 /// How a composite node pairs frames that arrive on its ports.

@@ -120,14 +120,28 @@ final class WorkerInbox: Inbox, @unchecked Sendable {
 
     func accept(_ frame: Frame, port: Int, lane callerLane: Lane) {
         filter.counters.update { $0.received += 1 }
+        // Live: a frame the busy worker would refuse is dropped before any work is done for it.
+        let prepared: (any Sendable)?
+        if context.mode == .live && !worker.isIdle {
+            dropBusy(frame)
+            return
+        }
+        do {
+            prepared = try filter.prepare(frame, context: context)
+        } catch {
+            context.fail(error, node: filter.name)
+            return
+        }
         let admitted = worker.submit { [self] in
-            if let out = call.timed(lane: worker.lane, sequence: frame.sequence, { try filter.process(frame, context: context) }) {
+            if let out = call.timed(lane: worker.lane, sequence: frame.sequence, { try filter.process(frame, prepared: prepared, context: context) }) {
                 call.forward(out, lane: worker.lane)
             }
         }
-        if !admitted {
-            filter.counters.update { $0.droppedBusy += 1 }
-            context.tracer?.instant("dropped-busy", lane: worker.lane, at: context.clock.now(), sequence: frame.sequence)
-        }
+        if !admitted { dropBusy(frame) }
+    }
+
+    private func dropBusy(_ frame: Frame) {
+        filter.counters.update { $0.droppedBusy += 1 }
+        context.tracer?.instant("dropped-busy", lane: worker.lane, at: context.clock.now(), sequence: frame.sequence)
     }
 }

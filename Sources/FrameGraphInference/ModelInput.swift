@@ -37,22 +37,30 @@ public final class ModelInput {
         lightnessRows = LightnessRows(width: width)
     }
 
+    /// Values in the model's input: width × height × channels.
+    var count: Int { width * height * channels }
+
     /// Writes `frame` into `buffer` (count width × height × channels).
     func fill(_ buffer: TensorBuffer, from frame: Frame) throws {
+        try fill(buffer.pointer, from: frame)
+    }
+
+    /// Writes `frame` into `count` floats at `destination`.
+    func fill(_ destination: UnsafeMutablePointer<Float>, from frame: Frame) throws {
         if frame.format == rgb.format && frame.width == width && frame.height == height {
-            normalize(frame, into: buffer)
+            normalize(frame, into: destination)
         } else {
             if !resample.convert(frame, into: rgb) { try scaler.scale(frame, into: rgb) }
-            normalize(rgb, into: buffer)
+            normalize(rgb, into: destination)
         }
     }
 
-    private func normalize(_ frame: Frame, into buffer: TensorBuffer) {
+    private func normalize(_ frame: Frame, into destination: UnsafeMutablePointer<Float>) {
         if content == .lightness {
             let scale = normalization.scale, offset = normalization.offset
             for y in 0..<height {
                 guard let src = frame.row(y).baseAddress else { continue }
-                let dst = buffer.pointer + y * width
+                let dst = destination + y * width
                 lightnessRows.convert(src, into: dst)  // L of the row (vectorised), then normalised in place
                 for x in 0..<width { dst[x] = dst[x] * scale + offset }
             }
@@ -63,7 +71,7 @@ public final class ModelInput {
         for y in 0..<height {
             // Plain pointer loops: the compiler vectorises the byte-to-float multiply-add.
             guard let src = frame.row(y).baseAddress else { continue }
-            let dst = buffer.pointer + y * rowCount
+            let dst = destination + y * rowCount
             for i in 0..<rowCount { dst[i] = Float(src[i]) * scale + offset }
         }
     }

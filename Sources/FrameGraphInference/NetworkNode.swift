@@ -95,9 +95,37 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         }
     }
 
+    /// Staging memory for inputs prepared on the delivering thread.
+    private var preparedPool: PreparedInputPool?
+
+    /// Scales, converts and normalises the frame into staging memory on the delivering thread, while
+    /// the worker still runs the previous prediction (the input preparation is then off the
+    /// network's critical path). Only the delivering thread calls it.
+    override public func prepare(_ frame: Frame, context: RunContext) throws -> (any Sendable)? {
+        guard let input else { return nil }
+        let pool = preparedPool ?? PreparedInputPool(count: input.count)
+        preparedPool = pool
+        let staged = pool.take()
+        try input.fill(staged.values, from: frame)
+        return staged
+    }
+
+    override public func process(_ frame: Frame, prepared: (any Sendable)?, context: RunContext) throws -> Frame? {
+        guard let predictor else { throw GraphError.nodeFailed(node: name, reason: "not started") }
+        guard let staged = prepared as? PreparedInput else { return try process(frame, context: context) }
+        let target = predictor.input(0)
+        target.pointer.update(from: staged.values, count: min(staged.count, target.count))
+        staged.recycle()
+        return try predictAndDecode(predictor, for: frame)
+    }
+
     override public func process(_ frame: Frame, context: RunContext) throws -> Frame? {
         guard let predictor, let input else { throw GraphError.nodeFailed(node: name, reason: "not started") }
         try input.fill(predictor.input(0), from: frame)
+        return try predictAndDecode(predictor, for: frame)
+    }
+
+    private func predictAndDecode(_ predictor: Predictor, for frame: Frame) throws -> Frame? {
         try predictor.predict()
         if replaceNonFinite(in: predictor) { counters.update { $0.nonFinite += 1 } }
         return try decoder.decode(predictor, for: frame)
