@@ -62,7 +62,10 @@ public final class SegmentationDecoder: OutputDecoder {
         if smoothed.count != count {
             smoothed = Array(UnsafeBufferPointer(start: probabilities, count: count))
         } else {
-            for i in 0..<count { smoothed[i] = (1 - s) * probabilities[i] + s * smoothed[i] }
+            smoothed.withUnsafeMutableBufferPointer { m in
+                guard let base = m.baseAddress else { return }
+                for i in 0..<count { base[i] = (1 - s) * probabilities[i] + s * base[i] }
+            }
         }
         smoothed.withUnsafeBufferPointer { p in
             if let base = p.baseAddress { write(base, into: mask) }
