@@ -4,7 +4,10 @@ runtime (`framegraph model bench`) against LiteRT + XNNPACK delegate and onnxrun
 (tools/models/bench_peers.py), interleaved round by round in one run. Prints each round, the median
 of the round medians per runtime, and the ratios. Asserts nothing.
 
-  tools/bench/segmentation_vs_peers.py [--model selfie_segmentation] [--rounds 5] [--runs 200]
+  tools/bench/segmentation_vs_peers.py [--model selfie_segmentation] [--rounds 5] [--runs 200] [--threads 2]
+
+--threads N gives every runtime N inference threads and lets them use both cores (no pinning);
+the default is one thread on CPU 0.
 
 Needs the tools venv (.venv-tools, see tools/models/README.md) and models/cache
 (tools/models/fetch_mediapipe_models.sh).
@@ -18,7 +21,9 @@ def main():
     ap.add_argument("--model", default="selfie_segmentation")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
+    pin = ["taskset", "-c", "0"] if a.threads == 1 else []
     fg = os.path.join(root, ".build/release/framegraph")
     if not os.path.exists(fg):
         subprocess.run(["swift", "build", "-c", "release", "--product", "framegraph"], check=True, cwd=root)
@@ -26,20 +31,20 @@ def main():
     model = os.path.join(root, "models/cache", a.model + ".tflite")
     results = {}
     for r in range(a.rounds):
-        out = subprocess.run(["taskset", "-c", "0", fg, "model", "bench", model, "--runs", str(a.runs)],
+        out = subprocess.run(pin + [fg, "model", "bench", model, "--runs", str(a.runs), "--threads", str(a.threads)],
                              check=True, capture_output=True, text=True, cwd=root).stdout
         m = re.search(r"median ([0-9.]+) ms, p95 ([0-9.]+) ms", out)
         results.setdefault("framegraph (XNNPACK subgraph)", []).append(float(m.group(1)))
         print(f"round {r + 1} framegraph      median {float(m.group(1)):.3f} ms  p95 {float(m.group(2)):.3f} ms")
         with tempfile.NamedTemporaryFile(suffix=".json") as f:
-            subprocess.run(["taskset", "-c", "0", py, os.path.join(root, "tools/models/bench_peers.py"), "--model", a.model,
-                            "-n", str(a.runs), "--json", f.name], check=True, capture_output=True, text=True, cwd=root)
+            subprocess.run(pin + [py, os.path.join(root, "tools/models/bench_peers.py"), "--model", a.model,
+                            "-n", str(a.runs), "--threads", str(a.threads), "--json", f.name], check=True, capture_output=True, text=True, cwd=root)
             peers = json.load(open(f.name))
         for row in peers.get("results", peers if isinstance(peers, list) else []):
             name = f"{row['runtime']} {row.get('version', '')}".strip()
             results.setdefault(name, []).append(row["median_ms"])
             print(f"round {r + 1} {name:28s} median {row['median_ms']:.3f} ms  p95 {row.get('p95_ms', float('nan')):.3f} ms")
-    print("\nmedian of round medians (1 thread, CPU 0):")
+    print(f"\nmedian of round medians ({'1 thread, CPU 0' if a.threads == 1 else f'{a.threads} threads, both cores'}):")
     med = {k: statistics.median(v) for k, v in results.items()}
     for k, v in med.items():
         print(f"  {k:32s} {v:.3f} ms")

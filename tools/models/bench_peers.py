@@ -41,8 +41,11 @@ def timed(fn, n: int, warmup: int) -> list[float]:
     return out
 
 
+THREADS = 1
+
+
 def litert_runner(path: str, x: np.ndarray, xnnpack: bool):
-    it = mp.litert_interpreter(path, xnnpack=xnnpack, threads=1)
+    it = mp.litert_interpreter(path, xnnpack=xnnpack, threads=THREADS)
     d = it.get_input_details()[0]
     outs = [o["index"] for o in it.get_output_details()]
 
@@ -56,7 +59,7 @@ def litert_runner(path: str, x: np.ndarray, xnnpack: bool):
 def ort_runner(onnx_path: str, x: np.ndarray):
     import onnxruntime as ort
     so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
+    so.intra_op_num_threads = THREADS
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -79,7 +82,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache", default=mp.DEFAULT_CACHE)
     ap.add_argument("--json", help="write results here")
+    ap.add_argument("--threads", type=int, default=1, help="inference threads for every runtime (default 1)")
     a = ap.parse_args(argv)
+    global THREADS
+    THREADS = a.threads
 
     path = mp.model_path(a.model, a.cache)
     it = mp.litert_interpreter(path)
@@ -106,7 +112,7 @@ def main(argv=None) -> int:
         pass  # custom op only the XNNPACK delegate implements
 
     env = {"model": os.path.basename(path), "input_shape": [int(s) for s in shape], "runs": a.runs,
-           "warmup": a.warmup, "seed": a.seed, "threads": 1,
+           "warmup": a.warmup, "seed": a.seed, "threads": a.threads,
            "cpu_affinity": sorted(os.sched_getaffinity(0)), "cpu": _cpu_name(), "python": platform.python_version(),
            "loadavg_at_start": list(os.getloadavg()),
            "onnx_vs_litert_max_abs_diff": onnx_diff}
