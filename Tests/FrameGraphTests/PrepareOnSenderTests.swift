@@ -26,7 +26,13 @@ import TestSupport
             if thread == Thread.current.description { sameThread.withLock { $0 += 1 } }
             processed.withLock { $0.append(frame.sequence) }
             if delay > 0 { context.clock.sleep(for: delay, lane: Lane.current.id) }
-            return frame
+            // A new frame, as filters make (passing the source's own buffer on would let the sink read
+            // it on this thread while the source releases it last on its own: Swift's reference
+            // counting is not instrumented, so ThreadSanitizer would not see that hand-off).
+            var out = Frame.make(frame.description)
+            out.copyPixels(from: frame)
+            out.copyTiming(from: frame)
+            return out
         }
     }
 
