@@ -111,6 +111,9 @@ final class WorkerInbox: Inbox, @unchecked Sendable {
     private let call: NodeCall
     private let context: RunContext
 
+    /// Serialises ``FilterNode/prepare(_:context:)`` across delivering threads.
+    private let prepareLock = NSLock()
+
     init(filter: FilterNode, worker: Worker, context: RunContext) {
         self.filter = filter
         self.worker = worker
@@ -127,6 +130,10 @@ final class WorkerInbox: Inbox, @unchecked Sendable {
             return
         }
         do {
+            // Frames can reach one node from more than one thread (an inline composite upstream
+            // completes pairs on whichever thread brings the last part): one prepare at a time.
+            prepareLock.lock()
+            defer { prepareLock.unlock() }
             prepared = try filter.prepare(frame, context: context)
         } catch {
             context.fail(error, node: filter.name)
