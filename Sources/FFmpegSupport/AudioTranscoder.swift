@@ -90,6 +90,14 @@ final class AudioTranscoder {
         avcodec_free_context(&decoder)
     }
 
+    /// The input jumped (a looping source's next pass): take the next decoded frame's timestamp
+    /// as the new start instead of counting on from the last sample.
+    func restartTiming() {
+        if let fifo { av_audio_fifo_reset(fifo) }
+        if let decoder { avcodec_flush_buffers(decoder) }
+        nextPTS = nil
+    }
+
     /// Decodes `input` (a packet of the input stream, timestamps already shifted to output time in
     /// the input's time base) and writes every full encoder frame to `output`.
     func feed(_ input: UnsafeMutablePointer<AVPacket>?, output: UnsafeMutablePointer<AVFormatContext>) throws {

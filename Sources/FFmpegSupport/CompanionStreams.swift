@@ -34,6 +34,8 @@ final class CompanionStreams {
     private var holding = false
     /// Seconds added to input media time to get output time (set with the first video frame).
     private var shift: Double?
+    /// Looping input: the pass being copied (its start comes from ``MediaOrigin/passes``).
+    private var pass = 0
     /// One line per stream that was dropped or re-encoded.
     private(set) var notes: [String] = []
     /// Packets written per kind, for tests and stats.
@@ -65,7 +67,7 @@ final class CompanionStreams {
             let fits = parameters.codec_type == AVMEDIA_TYPE_AUDIO ? answer != 0 : answer == 1
             switch parameters.codec_type {
             case AVMEDIA_TYPE_AUDIO:
-                if origin.loops {
+                if origin.loops && origin.passes == nil {
                     notes.append("audio stream \(i) (\(codecName)) not written: the input loops")
                     continue
                 }
@@ -175,11 +177,18 @@ final class CompanionStreams {
         guard let shift, let input, let packet, !routes.isEmpty else { return }
         let base = origin.videoStart + origin.windowStart
         let windowEnd = origin.windowDuration ?? .infinity
+        let passes = origin.loops ? origin.passes : nil
         while !ended {
             if !holding {
                 let status = av_read_frame(input, packet)
                 if status < 0 {
-                    ended = true  // the end, or damage: the video's reader reports damage; here it only ends the copy
+                    // The end (or damage: the video's reader reports damage; here it only ends the copy).
+                    // A looping input starts its next pass once the video has.
+                    if passes != nil {
+                        if try nextPass(output: output) { continue }
+                        return
+                    }
+                    ended = true
                     break
                 }
                 holding = true
@@ -193,15 +202,26 @@ final class CompanionStreams {
             let tb = stream.pointee.time_base
             var stamp = packet.pointee.pts != fg_nopts_value() ? packet.pointee.pts : packet.pointee.dts
             if stamp == fg_nopts_value() { stamp = 0 }
-            let mediaTime = Double(stamp) * av_q2d(tb) - base
+            let passStart = passes?.start(of: pass) ?? 0
+            var mediaTime = Double(stamp) * av_q2d(tb) - base
+            // Past the end of this pass's window, or of the video's pass (audio longer than video):
+            // the next pass, once the video has begun it.
+            let passEnd = passes?.start(of: pass + 1).map { $0 - passStart } ?? .infinity
+            if passes != nil && (mediaTime >= windowEnd || mediaTime >= passEnd) {
+                av_packet_unref(packet)
+                holding = false
+                if try nextPass(output: output) { continue }
+                return
+            }
+            mediaTime += passStart
             if mediaTime + shift > until { return }  // due later: keep it for the next call
             holding = false
             defer { av_packet_unref(packet) }
             let duration = Double(packet.pointee.duration) * av_q2d(tb)
-            if mediaTime >= windowEnd { ended = true; break }
+            if mediaTime - passStart >= windowEnd { ended = true; break }
             if origin.windowStart > 0 && mediaTime + max(duration, 0) <= 0 { continue }  // before the part read
             if mediaTime < -1 { continue }
-            let offset = Int64(((base - shift) / av_q2d(tb)).rounded())
+            let offset = Int64(((base - shift - passStart) / av_q2d(tb)).rounded())
             if packet.pointee.pts != fg_nopts_value() { packet.pointee.pts -= offset }
             if packet.pointee.dts != fg_nopts_value() { packet.pointee.dts -= offset }
             switch route {
@@ -215,6 +235,19 @@ final class CompanionStreams {
             }
             packetsWritten += 1
         }
+    }
+
+    /// A looping input: moves to the next pass when the video has begun it (seeks back to the part
+    /// read). False when the video has not got there yet (the copy waits).
+    private func nextPass(output: UnsafeMutablePointer<AVFormatContext>) throws -> Bool {
+        guard let passes = origin.passes, passes.start(of: pass + 1) != nil, let input else { return false }
+        pass += 1
+        let target = Int64((origin.videoStart + origin.windowStart) * Double(AV_TIME_BASE))
+        _ = avformat_seek_file(input, -1, Int64.min, target, target, 0)
+        for route in routes.values {
+            if case .transcode(let transcoder) = route { transcoder.restartTiming() }
+        }
+        return true
     }
 
     /// Writes what is due up to `end` (the end of the video) and flushes the re-encoders.

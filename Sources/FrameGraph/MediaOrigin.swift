@@ -1,3 +1,15 @@
+/// Where each pass of a looping source starts, in the frames' media time (pass 0 at 0): the source
+/// appends as it starts a pass, the sink's stream copier reads it to start the sound's next pass at
+/// the same instant.
+public final class LoopPasses: Sendable {
+    private let starts = Protected<[Double]>([0])
+    public init() {}
+    /// Records the start of the next pass.
+    public func begin(at start: Double) { starts.withLock { $0.append(start) } }
+    /// The start of pass `n`, if it has begun.
+    public func start(of n: Int) -> Double? { starts.withLock { n < $0.count ? $0[n] : nil } }
+}
+
 /// Where a source's frames come from, for the sinks that keep the input's timing, sound and tags
 /// (the `encode` node): the file, its video time base and rate, the part of it that is read, its
 /// colour, and the rotation left for the player.
@@ -24,9 +36,12 @@ public struct MediaOrigin: Sendable, Equatable {
     public var rotation: Int
     /// Whether the input is an image sequence (no other streams).
     public var isImageSequence: Bool
+    /// A looping source's pass starts (nil when it does not loop).
+    public var passes: LoopPasses?
 
     public init(path: String, timeBase: (numerator: Int32, denominator: Int32), frameRate: Double, constantRate: Bool, videoStart: Double,
-                windowStart: Double, windowDuration: Double?, loops: Bool, color: ColorDescription, rotation: Int, isImageSequence: Bool) {
+                windowStart: Double, windowDuration: Double?, loops: Bool, color: ColorDescription, rotation: Int, isImageSequence: Bool,
+                passes: LoopPasses? = nil) {
         self.path = path
         self.timeBase = timeBase
         self.frameRate = frameRate
@@ -38,6 +53,7 @@ public struct MediaOrigin: Sendable, Equatable {
         self.color = color
         self.rotation = rotation
         self.isImageSequence = isImageSequence
+        self.passes = passes
     }
 
     public static func == (a: MediaOrigin, b: MediaOrigin) -> Bool {

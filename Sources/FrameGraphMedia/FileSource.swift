@@ -44,6 +44,8 @@ public final class FileSource: SourceNode, @unchecked Sendable {
     private var loopOffset = 0.0
     private var lastMediaTime = 0.0
     private var framesThisPass = 0
+    /// Where each pass starts (for the sound of a looping file).
+    private let passes = LoopPasses()
 
     public init(name: String = "source", path: String, options: Options = Options()) {
         self.path = path
@@ -64,7 +66,8 @@ public final class FileSource: SourceNode, @unchecked Sendable {
         guard let reader else { return nil }
         return MediaOrigin(path: path, timeBase: reader.timeBase, frameRate: reader.frameRate, constantRate: reader.constantRate,
                            videoStart: reader.videoStart, windowStart: options.start, windowDuration: options.duration, loops: options.loop,
-                           color: reader.color, rotation: reader.storedRotation - reader.appliedRotation, isImageSequence: reader.isImageSequence)
+                           color: reader.color, rotation: reader.storedRotation - reader.appliedRotation, isImageSequence: reader.isImageSequence,
+                           passes: options.loop ? passes : nil)
     }
 
     /// Largest picture a live run decodes on one thread when `threads` is 0 (auto): full HD. FFmpeg's
@@ -131,6 +134,7 @@ public final class FileSource: SourceNode, @unchecked Sendable {
                 loopOffset = lastMediaTime + (reader.frameRate > 0 ? 1 / reader.frameRate : 1.0 / 30)
             }
             framesThisPass = 0
+            passes.begin(at: loopOffset)
             try reader.seek(to: options.start)
         }
     }

@@ -393,3 +393,47 @@ extension VideoFileFidelityTests {
         #expect(unknown.status == 2 && unknown.stderr.contains("no source 'nobody' reaches this node"), "\(unknown.stderr)")
     }
 }
+
+extension VideoFileFidelityTests {
+    /// Start times of the loud stretches of the first audio stream (48 kHz, mono), in seconds.
+    func toneOnsets(_ path: String) throws -> [Double] {
+        let tool = try #require(ffmpegPath)
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("fg-onsets-\(UUID().uuidString).raw")
+        defer { try? FileManager.default.removeItem(at: raw) }
+        let r = try runCommand(tool, ["-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", raw.path])
+        try #require(r.status == 0, "\(r.stderr)")
+        let samples = (FileManager.default.contents(atPath: raw.path) ?? Data()).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        var onsets: [Double] = [], loud = false
+        for start in stride(from: 0, to: samples.count, by: 48) {
+            let now = samples[start..<min(start + 48, samples.count)].contains { abs(Int($0)) > 3276 }
+            if now && !loud { onsets.append(Double(start) / 48000) }
+            loud = now
+        }
+        return onsets
+    }
+
+    /// Times at which the picture turns white, from black.
+    func flashOnsets(_ path: String) throws -> [Double] {
+        let (_, frames) = try TestEnvironment.decodeAll(path)
+        var onsets: [Double] = [], white = false
+        for f in frames {
+            let now = withExtendedLifetime(f) { f.row(f.height / 2).reduce(0) { $0 + Int($1) } / f.row(0).count } > 128
+            if now && !white { onsets.append(f.mediaTime - frames[0].mediaTime) }
+            white = now
+        }
+        return onsets
+    }
+
+    @Test func aLoopingFileKeepsItsSoundOnEveryPass() throws {
+        let dir = TestEnvironment.scratch("fidelity-loop")
+        let input = try flashClip(dir, name: "loop.mp4", fps: 25, seconds: 1, flash: 0.5, audio: "aac")
+        let output = dir.appendingPathComponent("o.mp4").path
+        let r = try framegraph(["run", "pipelines/transcode.fg", "--input", input, "--output", output, "--loop", "--mode", "live",
+                                "--duration", "3.2", "--quiet"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let flashes = try flashOnsets(output), tones = try toneOnsets(output)
+        #expect(flashes.count == 3 && tones.count == 3, "three passes: flashes \(flashes), tones \(tones)")
+        // Each pass's tone starts with its flash: within one output frame (live) and one audio frame.
+        for (f, t) in zip(flashes, tones) { #expect(abs(f - t) <= 1.0 / 30 + 1024.0 / 48000, "flash \(f) s, tone \(t) s") }
+    }
+}
