@@ -57,9 +57,10 @@ public final class Scaler {
                to: (format: AVPixelFormat, width: Int, height: Int),
                dst: (Int) -> UnsafeMutableRawPointer?, dstStrides: (Int) -> Int,
                color: (source: ColorDescription, destination: ColorDescription) = (.unspecified, .unspecified)) throws {
-        // Accurate rounding and full chroma interpolation: swscale's fast paths are off by up to 3-5
-        // levels in Y'CbCr ↔ RGB (measured on colour bars), more than a round trip may lose.
-        let flags = method.flags | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
+        // Accurate rounding and full chroma interpolation where the colour model changes: swscale's
+        // fast paths are off by up to 3-5 levels in Y'CbCr ↔ RGB (measured on colour bars), more than
+        // a round trip may lose. Scaling within one format (a mask, a resize) keeps the fast path.
+        let flags = from.format == to.format ? method.flags : method.flags | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
         context = sws_getCachedContext(context, Int32(from.width), Int32(from.height), from.format,
                                        Int32(to.width), Int32(to.height), to.format, flags, nil, nil, nil)
         guard let context else {
