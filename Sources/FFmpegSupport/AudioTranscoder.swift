@@ -132,20 +132,13 @@ final class AudioTranscoder {
         let inSamples = frame.map { Int32($0.pointee.nb_samples) } ?? 0
         let capacity = swr_get_out_samples(resampler, inSamples)
         guard capacity > 0 else { return }
-        av_frame_unref(converted)
-        converted.pointee.format = encoder.pointee.sample_fmt.rawValue
-        converted.pointee.sample_rate = encoder.pointee.sample_rate
-        converted.pointee.nb_samples = capacity
-        _ = av_channel_layout_copy(&converted.pointee.ch_layout, &encoder.pointee.ch_layout)
-        try check(av_frame_get_buffer(converted, 0), "allocate audio frame", path: path)
-        let produced = try withExtendedDataPointers(converted) { outData in
-            if let frame {
-                return try frame.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { inData in
-                    swr_convert(resampler, outData, capacity, inData, inSamples)
-                }
+        try allocate(converted, samples: capacity, like: encoder)
+        let outData = converted.pointee.extended_data
+        let produced = frame.map { frame in
+            frame.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { inData in
+                swr_convert(resampler, outData, capacity, inData, inSamples)
             }
-            return swr_convert(resampler, outData, capacity, nil, 0)
-        }
+        } ?? swr_convert(resampler, outData, capacity, nil, 0)
         try check(produced, "resample audio", path: path)
         if produced > 0 {
             let written = converted.pointee.extended_data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) {
@@ -155,9 +148,14 @@ final class AudioTranscoder {
         }
     }
 
-    private func withExtendedDataPointers(_ frame: UnsafeMutablePointer<AVFrame>,
-                                          _ body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) throws -> Int32) throws -> Int32 {
-        try body(frame.pointee.extended_data)
+    /// Gives `frame` fresh sample memory for `samples` samples in the encoder's format, rate and layout.
+    private func allocate(_ frame: UnsafeMutablePointer<AVFrame>, samples: Int32, like encoder: UnsafeMutablePointer<AVCodecContext>) throws {
+        av_frame_unref(frame)
+        frame.pointee.format = encoder.pointee.sample_fmt.rawValue
+        frame.pointee.sample_rate = encoder.pointee.sample_rate
+        frame.pointee.nb_samples = samples
+        _ = av_channel_layout_copy(&frame.pointee.ch_layout, &encoder.pointee.ch_layout)
+        try check(av_frame_get_buffer(frame, 0), "allocate audio frame", path: path)
     }
 
     /// Encodes whole encoder frames from the FIFO (and, when `final`, the short remainder and the
@@ -167,12 +165,7 @@ final class AudioTranscoder {
         let frameSize = encoder.pointee.frame_size > 0 ? encoder.pointee.frame_size : 1024
         while av_audio_fifo_size(fifo) >= frameSize || (final && av_audio_fifo_size(fifo) > 0) {
             let count = min(frameSize, av_audio_fifo_size(fifo))
-            av_frame_unref(converted)
-            converted.pointee.format = encoder.pointee.sample_fmt.rawValue
-            converted.pointee.sample_rate = encoder.pointee.sample_rate
-            converted.pointee.nb_samples = count
-            _ = av_channel_layout_copy(&converted.pointee.ch_layout, &encoder.pointee.ch_layout)
-            try check(av_frame_get_buffer(converted, 0), "allocate audio frame", path: path)
+            try allocate(converted, samples: count, like: encoder)
             let read = converted.pointee.extended_data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 8) {
                 av_audio_fifo_read(fifo, $0, count)
             }
