@@ -2,6 +2,7 @@
 // cube root above 0.008856 (inverse cube root from a bit-level guess and three Newton steps), the
 // linear segment below; its inverse is the cube above 0.2068966.
 #include "fg_kernels.h"
+#include "cpu.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -56,21 +57,14 @@ static inline float fg_clip01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.
         b[i] = fg_clip01(inv[6] * X + inv[7] * Y + inv[8] * Z) * scale + 0.5f;            \
     }
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define FG_AVX2 __attribute__((target("avx2,fma")))
+#if FG_HAVE_AVX2_BUILD
 static FG_AVX2 void lab_avx2(const float *r, const float *g, const float *b, float *l, float *a, float *bb,
                              size_t n, const float m[9]) { FG_LAB_BODY }
 static FG_AVX2 void lightness_avx2(const float *r, const float *g, const float *b, float *l, size_t n,
                                    const float m[3]) { FG_LIGHTNESS_BODY }
 static FG_AVX2 void index_avx2(const float *l, const float *a, const float *bb, float *r, float *g, float *b,
                                size_t n, const float inv[9], float scale) { FG_INDEX_BODY }
-static int fg_has_avx2(void) {
-    static int cached = -1;
-    if (cached < 0) cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return cached;
-}
 #else
-static int fg_has_avx2(void) { return 0; }
 #define lab_avx2(...) ((void)0)
 #define lightness_avx2(...) ((void)0)
 #define index_avx2(...) ((void)0)

@@ -3,6 +3,7 @@
 // Separable area filter: a vertical pass accumulates the source rows of one output row (contiguous,
 // vectorised), a horizontal pass sums the taps of each output sample.
 #include "fg_kernels.h"
+#include "cpu.h"
 
 int fg_area_taps(int *start, int *count, float *weight, int max_taps, int n, int source) {
     const double f = (double)source / (double)n;
@@ -34,23 +35,15 @@ int fg_area_taps(int *start, int *count, float *weight, int max_taps, int n, int
     if (first) { for (int x = 0; x < n; x++) acc[x] = w * (float)row[x]; }            \
     else { for (int x = 0; x < n; x++) acc[x] += w * (float)row[x]; }
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-static __attribute__((target("avx2,fma"))) void accumulate_avx2(float *acc, const unsigned char *row, float w, int n, int first) {
-    FG_ACCUMULATE_BODY
-}
-static int resample_has_avx2(void) {
-    static int cached = -1;
-    if (cached < 0) cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return cached;
-}
+#if FG_HAVE_AVX2_BUILD
+static FG_AVX2 void accumulate_avx2(float *acc, const unsigned char *row, float w, int n, int first) { FG_ACCUMULATE_BODY }
 #else
-static int resample_has_avx2(void) { return 0; }
 #define accumulate_avx2(...) ((void)0)
 #endif
 static void accumulate_base(float *acc, const unsigned char *row, float w, int n, int first) { FG_ACCUMULATE_BODY }
 
 static inline void accumulate(float *acc, const unsigned char *row, float w, int n, int first) {
-    if (resample_has_avx2()) accumulate_avx2(acc, row, w, n, first); else accumulate_base(acc, row, w, n, first);
+    if (fg_has_avx2()) accumulate_avx2(acc, row, w, n, first); else accumulate_base(acc, row, w, n, first);
 }
 
 void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int channels, float *dst, int dw, int dh,

@@ -1,0 +1,14 @@
+// Run-time choice between a kernel's baseline x86-64 build and its AVX2+FMA build (internal to
+// CFrameGraphKernels): mark the AVX2 copy with FG_AVX2 and pick it when fg_has_avx2() says so.
+#ifndef FRAMEGRAPH_KERNELS_CPU_H
+#define FRAMEGRAPH_KERNELS_CPU_H
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define FG_HAVE_AVX2_BUILD 1
+#define FG_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define FG_HAVE_AVX2_BUILD 0
+#define FG_AVX2
+#endif
+/// Whether this CPU runs AVX2 and FMA (asked once).
+int fg_has_avx2(void);
+#endif
