@@ -4,6 +4,8 @@
 //   swift run -c release framegraph-bench prep [WxH] [runs]   a network's input preparation from a
 //       decoded yuv420p frame (default 1920x1080) to 256×256 rgb24: libswscale (bilinear, accurate)
 //       vs ResampleToRGB (one-pass area filter), interleaved, ms
+//   swift run -c release framegraph-bench recombine [WxH] [runs]   colorization's recombine: exact
+//       Lab per pixel vs the chroma planes only, interleaved, ms
 import FFmpegSupport
 import FrameGraph
 import FrameGraphFilters
@@ -15,7 +17,30 @@ func milliseconds(_ body: () -> Void) -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
 }
 
+/// The median of measured times.
+func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+
 let arguments = CommandLine.arguments.dropFirst()
+
+/// The `WxH` argument after the benchmark's name (default 1920x1080).
+func frameSize() -> (width: Int, height: Int) {
+    let size = (arguments.dropFirst().first ?? "1920x1080").split(separator: "x").compactMap { Int($0) }
+    return size.count == 2 ? (size[0], size[1]) : (1920, 1080)
+}
+
+/// A BT.709 yuv420p frame whose sample at (`x`, `y`) of plane `p` is `value(p, x, y, row width)`.
+func yuvFrame(_ w: Int, _ h: Int, _ value: (Int, Int, Int, Int) -> UInt8) -> Frame {
+    var frame = Frame.make(.yuv420p, width: w, height: h)
+    frame.color = .bt709
+    for p in 0..<3 {
+        for y in 0..<(p == 0 ? h : h / 2) {
+            let row = frame.row(y, plane: p)
+            for x in 0..<row.count { row[x] = value(p, x, y, row.count) }
+        }
+    }
+    return frame
+}
+
 switch arguments.first {
 case "lab":
     let runs = Int(arguments.dropFirst().first ?? "50") ?? 50
@@ -39,24 +64,15 @@ case "lab":
         backward.append(b)
         total.append(f + b)
     }
-    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
     print(String(format: "lab 640x480: rgb→Lab %.3f ms, Lab→rgb %.3f ms, round trip %.3f ms (median of %d)",
                  median(forward), median(backward), median(total), runs))
 case "prep":
-    let size = (arguments.dropFirst().first ?? "1920x1080").split(separator: "x").compactMap { Int($0) }
-    let (w, h) = size.count == 2 ? (size[0], size[1]) : (1920, 1080)
+    let (w, h) = frameSize()
     let runs = Int(arguments.dropFirst(2).first ?? "200") ?? 200
-    var frame = Frame.make(.yuv420p, width: w, height: h)
-    frame.color = .bt709
     var seed: UInt64 = 1
-    for p in 0..<3 {
-        for y in 0..<(p == 0 ? h : h / 2) {
-            let row = frame.row(y, plane: p)
-            for x in 0..<row.count {
-                seed = seed &* 6364136223846793005 &+ 1442695040888963407
-                row[x] = UInt8(truncatingIfNeeded: (seed >> 60) &+ UInt64(x * 200 / max(1, row.count)))
-            }
-        }
+    let frame = yuvFrame(w, h) { _, x, _, width in
+        seed = seed &* 6364136223846793005 &+ 1442695040888963407
+        return UInt8(truncatingIfNeeded: (seed >> 60) &+ UInt64(x * 200 / max(1, width)))
     }
     let a = Frame.make(.rgb24, width: 256, height: 256), b = Frame.make(.rgb24, width: 256, height: 256)
     let scaler = Scaler(method: .bilinear)
@@ -66,18 +82,14 @@ case "prep":
         swscale.append(milliseconds { try? scaler.scale(frame, into: a) })
         own.append(milliseconds { _ = resample.convert(frame, into: b) })
     }
-    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
     let diff = withExtendedLifetime((a, b)) { zip(a.packedBytes(), b.packedBytes()).map { abs(Int($0) - Int($1)) }.reduce(0, +) }
     print(String(format: "prep %dx%d yuv420p → 256x256 rgb24: libswscale %.3f ms, ResampleToRGB %.3f ms (medians of %d, interleaved); mean |difference| %.2f",
                  w, h, median(swscale), median(own), runs, Double(diff) / Double(256 * 256 * 3)))
 case "recombine":
     // Colorization's last step at full HD: exact Lab per pixel vs chroma planes only, interleaved.
-    let size = (arguments.dropFirst().first ?? "1920x1080").split(separator: "x").compactMap { Int($0) }
-    let (w, h) = size.count == 2 ? (size[0], size[1]) : (1920, 1080)
+    let (w, h) = frameSize()
     let runs = Int(arguments.dropFirst(2).first ?? "30") ?? 30
-    var frame = Frame.make(.yuv420p, width: w, height: h)
-    frame.color = .bt709
-    for p in 0..<3 { for y in 0..<(p == 0 ? h : h / 2) { let row = frame.row(y, plane: p); for x in 0..<row.count { row[x] = UInt8(truncatingIfNeeded: p == 0 ? x / 8 + y / 8 : 128) } } }
+    let frame = yuvFrame(w, h) { p, x, y, _ in UInt8(truncatingIfNeeded: p == 0 ? x / 8 + y / 8 : 128) }
     let ab = Frame.make(.planarFloat32(channels: 2), width: 64, height: 64)
     for p in 0..<2 { for y in 0..<64 { let row = ab.floatRow(y, plane: p); for x in 0..<64 { row[x] = Float(x - 32) * (p == 0 ? 0.5 : -0.3) } } }
     let context = RunContext(options: RunOptions())
@@ -90,7 +102,6 @@ case "recombine":
         tLab.append(milliseconds { _ = try? lab.combine([frame, ab], context: context) })
         tChroma.append(milliseconds { _ = try? chroma.combine([frame, ab], context: context) })
     }
-    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
     print(String(format: "recombine %dx%d yuv420p + 64x64 a/b: lab %.2f ms, chroma %.2f ms (medians of %d, interleaved)",
                  w, h, median(tLab), median(tChroma), runs))
 default:
