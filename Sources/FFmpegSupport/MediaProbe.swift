@@ -87,9 +87,7 @@ public struct MediaProbe: Sendable {
                 if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 { kind = "cover picture" }
                 let pixel = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.format)).map { String(cString: $0) } ?? "?"
                 let avg = stream.pointee.avg_frame_rate, real = stream.pointee.r_frame_rate
-                let tagged = ColorDescription(range: ColorDescription.Range(rawValue: Int32(par.color_range.rawValue)) ?? .unspecified,
-                                              matrix: Int32(par.color_space.rawValue), primaries: Int32(par.color_primaries.rawValue),
-                                              transfer: Int32(par.color_trc.rawValue))
+                let tagged = ColorDescription(par)
                 let rotation = fg_stream_rotation(stream)
                 details = "\(par.width)x\(par.height) \(pixel), \(MediaProbe.rate(avg)) fps average, \(MediaProbe.rate(real)) fps base"
                     + "\n      colour: \(tagged)" + (rotation != 0 ? "\n      rotation: \(Int(rotation.rounded()))° clockwise (display matrix)" : "\n      rotation: none")

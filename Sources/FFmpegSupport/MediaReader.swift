@@ -169,9 +169,7 @@ public final class MediaReader {
             storedRotation = (stored / 90) * 90 == stored ? stored : ((stored + 45) / 90 * 90) % 360
             appliedRotation = options.orientation == .upright ? storedRotation : 0
             let parameters = stream.pointee.codecpar.pointee
-            taggedColor = ColorDescription(range: ColorDescription.Range(rawValue: Int32(parameters.color_range.rawValue)) ?? .unspecified,
-                                           matrix: Int32(parameters.color_space.rawValue), primaries: Int32(parameters.color_primaries.rawValue),
-                                           transfer: Int32(parameters.color_trc.rawValue))
+            taggedColor = ColorDescription(parameters)
             codecName = String(cString: decoderPointer.pointee.name)
             announcedFrameCount = Int(stream.pointee.nb_frames)
             let rate = stream.pointee.avg_frame_rate.den != 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
@@ -205,7 +203,7 @@ public final class MediaReader {
             // full range said by the frames' colour); RGB-like formats become rgb24, everything else
             // yuv420p (full-range 4:2:2 and 4:4:4 keep their range).
             let native = codec.pointee.pix_fmt
-            let fullRange = [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(native)
+            let fullRange = Scaler.isFullRangeFormat(native)
             let rgbLike = [AV_PIX_FMT_PAL8, AV_PIX_FMT_RGBA64BE, AV_PIX_FMT_RGB48BE, AV_PIX_FMT_GBRP, AV_PIX_FMT_YA8, AV_PIX_FMT_MONOBLACK].contains(native)
             storedPixelFormat = av_get_pix_fmt_name(native).map { String(cString: $0) } ?? "unknown"
             var format = PixelFormat(av: native) ?? (native == AV_PIX_FMT_YUVJ420P ? .yuv420p : (rgbLike ? .rgb24 : .yuv420p))
@@ -331,14 +329,7 @@ public final class MediaReader {
 
     /// The colour of a decoded picture: its own tags where it has them, else the stream's.
     private func color(of av: UnsafeMutablePointer<AVFrame>) -> ColorDescription {
-        var c = color
-        let range = ColorDescription.Range(rawValue: Int32(av.pointee.color_range.rawValue)) ?? .unspecified
-        if range != .unspecified { c.range = range }
-        let matrix = Int32(av.pointee.colorspace.rawValue)
-        if matrix != ColorDescription.unspecifiedCode && matrix != 0 && matrix != 3 { c.matrix = matrix }
-        let primaries = Int32(av.pointee.color_primaries.rawValue), transfer = Int32(av.pointee.color_trc.rawValue)
-        if primaries != ColorDescription.unspecifiedCode && primaries != 0 { c.primaries = primaries }
-        if transfer != ColorDescription.unspecifiedCode && transfer != 0 { c.transfer = transfer }
+        var c = ColorDescription(frame: av).filled(from: color)
         if Scaler.isFullRangeFormat(AVPixelFormat(rawValue: av.pointee.format)) { c.range = .full }
         return c
     }

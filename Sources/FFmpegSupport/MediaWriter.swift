@@ -151,10 +151,10 @@ public final class MediaWriter {
             codec.pointee.time_base = AVRational(num: timeBase.numerator, den: timeBase.denominator)
             codec.pointee.framerate = rate
             codec.pointee.thread_count = Int32(settings.threads)
-            codec.pointee.color_range = AVColorRange(rawValue: UInt32(self.color.range.rawValue))
-            codec.pointee.colorspace = AVColorSpace(rawValue: UInt32(self.color.matrix))
-            codec.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(self.color.primaries))
-            codec.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(self.color.transfer))
+            codec.pointee.color_range = self.color.avRange
+            codec.pointee.colorspace = self.color.avMatrix
+            codec.pointee.color_primaries = self.color.avPrimaries
+            codec.pointee.color_trc = self.color.avTransfer
             if let bitrate = settings.bitrate { codec.pointee.bit_rate = Int64(bitrate) }
             if ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
                 codec.pointee.flags |= fg_codec_flag_global_header()

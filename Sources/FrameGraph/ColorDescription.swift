@@ -46,12 +46,18 @@ public struct ColorDescription: Hashable, Sendable, CustomStringConvertible {
     /// This description with what it leaves open filled in by convention for a picture `height` rows
     /// tall: BT.709 from 720 rows, BT.601 below; limited range.
     public func resolved(height: Int) -> ColorDescription {
-        let guess = height >= 720 ? ColorDescription.bt709 : ColorDescription.bt601
+        filled(from: height >= 720 ? ColorDescription.bt709 : ColorDescription.bt601)
+    }
+
+    /// This description with what it leaves open taken from `fallback` (a frame's own tags over its
+    /// stream's, a stream's over the convention).
+    public func filled(from fallback: ColorDescription) -> ColorDescription {
+        func open(_ code: Int32) -> Bool { code == ColorDescription.unspecifiedCode || code == 0 }
         var out = self
-        if out.range == .unspecified { out.range = guess.range }
-        if !out.hasMatrix { out.matrix = guess.matrix }
-        if out.primaries == ColorDescription.unspecifiedCode || out.primaries == 0 { out.primaries = guess.primaries }
-        if out.transfer == ColorDescription.unspecifiedCode || out.transfer == 0 { out.transfer = guess.transfer }
+        if out.range == .unspecified { out.range = fallback.range }
+        if !out.hasMatrix { out.matrix = fallback.matrix }
+        if open(out.primaries) { out.primaries = fallback.primaries }
+        if open(out.transfer) { out.transfer = fallback.transfer }
         return out
     }
 
