@@ -51,7 +51,7 @@ public final class FileSink: SinkNode, @unchecked Sendable {
         guard let input = inputs.first else { return nil }
         try requireEightBit(input, hint: "add a 'convert' node")
         if isImageSequence {
-            if let problem = ImageSequence.problem(with: path) { throw GraphError.invalidOption(node: name, option: "path", reason: problem) }
+            try ImageSequenceOutput.checkPattern(path, node: name)
             guard ImageWriter.Kind(path: path) != nil else {
                 throw GraphError.invalidOption(node: name, option: "path", reason: "'\(path)': an image sequence ends in .png, .jpg or .jpeg")
             }
@@ -86,9 +86,7 @@ public final class FileSink: SinkNode, @unchecked Sendable {
     }
 
     override public var filesWritten: [String] {
-        guard isImageSequence else { return [path] }
-        let first = ImageSequence.path(path, index: 0), later = ImageSequence.path(path, index: 123_456_789)
-        return first == later ? [first] : [first, later]
+        isImageSequence ? ImageSequenceOutput.filesWritten(path) : [path]
     }
 
     override public func start(context: RunContext) throws {
@@ -120,11 +118,8 @@ public final class FileSink: SinkNode, @unchecked Sendable {
 
     override public func consume(_ frame: Frame, index: Int, context: RunContext) throws {
         if let images {
-            let file = ImageSequence.path(path, index: index)
-            if let input = context.inputFile(sameAs: file) {
-                throw GraphError.io(path: file, reason: "node '\(name)' would overwrite \(input), an input of this run: choose another pattern")
-            }
-            try images.write(frame, to: file, quality: jpegQuality)
+            _ = try ImageSequenceOutput.write(frame, index: index, pattern: path, node: name, writer: images, quality: jpegQuality,
+                                              context: context)
             return
         }
         guard let writer else { return }

@@ -23,38 +23,19 @@ public final class PNGSink: SinkNode, @unchecked Sendable {
 
     override public var kind: String { "png" }
 
-    /// The first file and one far into the run: two patterns that differ only in their field's
-    /// width (`f-%d.png`, `f-%02d.png`) write the same files from frame 10 on, and this shows it.
-    override public var filesWritten: [String] {
-        let first = PNGSink.path(pattern, index: 0), later = PNGSink.path(pattern, index: 123_456_789)
-        return first == later ? [first] : [first, later]
-    }
+    override public var filesWritten: [String] { ImageSequenceOutput.filesWritten(pattern) }
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
-        try PNGSink.checkPattern(pattern, node: name)
+        try ImageSequenceOutput.checkPattern(pattern, node: name)
         if let input = inputs.first { try requireEightBit(input, hint: "add a 'convert' node") }
         return nil
     }
 
     override public func consume(_ frame: Frame, index: Int, context: RunContext) throws {
         guard index % every == 0 else { return }
-        let path = PNGSink.path(pattern, index: index)
-        if let input = context.inputFile(sameAs: path) {
-            throw GraphError.io(path: path, reason: "node '\(name)' would overwrite \(input), an input of this run: choose another pattern")
-        }
-        try writer.writePNG(frame, to: path)
-        written.append(path)
+        written.append(try ImageSequenceOutput.write(frame, index: index, pattern: pattern, node: name, writer: writer, quality: 3,
+                                                     context: context))
     }
-
-    /// Refuses patterns with more than one `%` field or an absurd field width.
-    static func checkPattern(_ pattern: String, node: String) throws {
-        if let problem = ImageSequence.problem(with: pattern) {
-            throw GraphError.invalidOption(node: node, option: "path", reason: problem)
-        }
-    }
-
-    /// `pattern` with its `%d`-style field replaced by `index`.
-    static func path(_ pattern: String, index: Int) -> String { ImageSequence.path(pattern, index: index) }
 }
 
 extension PNGSink {
