@@ -62,9 +62,10 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
     override public func start(context: RunContext) throws {
         guard let frame = inputs.first else { return }
         background = nil
+        backgroundColor = nil
         switch mode {
-        case .colour(let r, let g, let b), .overlay(let r, let g, let b):
-            background = try Self.solid(r, g, b, like: frame)
+        case .colour, .overlay:
+            // The fill itself is made for the first frame, in its colour description (matchBackground).
             if case .overlay = mode {
                 let half = Frame.make(.gray8, width: frame.width, height: frame.height)
                 for y in 0..<frame.height { half.row(y).update(repeating: 128) }
@@ -75,9 +76,6 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
             guard let picture = try reader.nextFrame() else {
                 throw GraphError.invalidOption(node: name, option: "image", reason: "\(path) holds no picture")
             }
-            let scaled = Frame.make(frame)
-            try Scaler(method: .bicubic).scale(picture, into: scaled)
-            background = scaled
             loadedPicture = picture
         case .blur(let radius):
             let factor = max(2, radius)
@@ -85,29 +83,24 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
         }
     }
 
-    /// The colour description the background pictures were made for.
-    private var backgroundColor: ColorDescription = .unspecified
+    /// The colour description the background picture was made for (nil: not made yet).
+    private var backgroundColor: ColorDescription?
 
-    /// Remakes the solid or image background in `frame`'s colour description (a full-range frame
-    /// needs full-range background values; the first frame says which).
+    /// Makes the solid or image background for `frame`'s format, size and colour description (a
+    /// full-range frame needs full-range fill values): on the first frame, and again if the frames'
+    /// colour changes.
     private func matchBackground(to frame: Frame) throws {
-        guard frame.format == .yuv420p, frame.color != backgroundColor else { return }
+        guard frame.color != backgroundColor else { return }
         backgroundColor = frame.color
         switch mode {
         case .colour(let r, let g, let b), .overlay(let r, let g, let b):
             background = try Self.solid(r, g, b, like: frame.description, color: frame.color)
         case .image:
-            if let current = background {
-                // Rebuilt from the picture as loaded (rgb24 keeps it exact): convert again with the frame's colour.
-                if let picture = loadedPicture {
-                    var scaled = Frame.make(frame.description)
-                    scaled.color = frame.color
-                    try Scaler(method: .bicubic).scale(picture, into: scaled)
-                    background = scaled
-                } else {
-                    background = current
-                }
-            }
+            guard let picture = loadedPicture else { return }
+            var scaled = Frame.make(frame.description)
+            scaled.color = frame.color
+            try Scaler(method: .bicubic).scale(picture, into: scaled)
+            background = scaled
         case .blur:
             break
         }
@@ -144,7 +137,7 @@ public final class BackgroundComposite: CompositeNode, @unchecked Sendable {
         return out
     }
 
-    /// The `image` background as read, for converting it again when the frames' colour differs.
+    /// The `image` background as read (converted to the frames' format and colour on the first frame).
     private var loadedPicture: Frame?
 
     /// A frame of `description` filled with one RGB colour (Y'CbCr values per `color`).
