@@ -84,8 +84,10 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
     private let holdsSenders: Bool
     /// The longest a sender is held for one frame, in seconds.
     private let holdLimit = 2.0
-    /// The sources that reach each port (weakly: the sources own the graph).
-    private let portSources: [[WeakSource]]
+    /// Per port: the sources that reach another port and not this one (weakly: the sources own the
+    /// graph). Only a port with such partners can run ahead of them for long, so only its sender is
+    /// held; a source that reaches both ports keeps its frames coming through the workers.
+    private let partnerSources: [[WeakSource]]
     private let context: RunContext
     /// Newest frame per port (newest policy), or frames waiting for their partners (same policy).
     private var newest: [Frame?]
@@ -100,7 +102,11 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
         self.composite = composite
         self.worker = worker
         self.context = context
-        self.portSources = portSources.map { $0.map { WeakSource(node: $0) } }
+        partnerSources = portSources.indices.map { port in
+            portSources.enumerated().filter { $0.offset != port }.flatMap(\.element)
+                .filter { other in !portSources[port].contains { $0 === other } }
+                .map { WeakSource(node: $0) }
+        }
         call = NodeCall(node: composite, context: context)
         policy = composite.pairing ?? (context.mode == .live ? .newest : .sameFrame)
         holdsSenders = context.mode == .offline
@@ -147,8 +153,8 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
             // A safety valve lets go after `holdLimit` seconds, in case both sides wait for frames a
             // filter chose not to emit.)
             let holdUntil = Date(timeIntervalSinceNow: holdLimit)
-            while holdsSenders && waiting[port].count >= maxWaiting && !context.isStopRequested && hasOwnPartners(port)
-                    && !partnersEnded(for: port) && Date() < holdUntil {
+            while holdsSenders && waiting[port].count >= maxWaiting && !context.isStopRequested && !partnersEnded(for: port)
+                    && Date() < holdUntil {
                 _ = lock.wait(until: Date(timeIntervalSinceNow: 0.05))
             }
             waiting[port].append(frame)
@@ -174,26 +180,11 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
 }
 
 extension CompositeInbox {
-    /// Whether every source that reaches another port, and not `port` itself, has ended: then frames
-    /// waiting on `port` beyond what partners can still pair with will never be paired. (A source that
-    /// reaches both ports keeps the wait going: its frames are still on their way through workers.)
+    /// Whether `port` has no partner sources of its own (then its sender is never held), or every one
+    /// of them has ended (then frames waiting on `port` beyond what can still pair never will).
     fileprivate func partnersEnded(for port: Int) -> Bool {
-        let others = otherSources(port)
-        return !others.isEmpty && others.allSatisfy { $0.hasEnded.load(ordering: .acquiring) }
-    }
-
-    /// Whether another port has sources of its own (not also reaching `port`): only then can `port`
-    /// run ahead of its partners for long, and only then is holding its sender useful.
-    fileprivate func hasOwnPartners(_ port: Int) -> Bool { !otherSources(port).isEmpty }
-
-    private func otherSources(_ port: Int) -> [SourceNode] {
-        guard portSources.indices.contains(port) else { return [] }
-        let mine = portSources[port].compactMap(\.node)
-        var others: [SourceNode] = []
-        for (p, list) in portSources.enumerated() where p != port {
-            for s in list.compactMap(\.node) where !mine.contains(where: { $0 === s }) { others.append(s) }
-        }
-        return others
+        guard partnerSources.indices.contains(port) else { return true }
+        return partnerSources[port].allSatisfy { $0.node?.hasEnded.load(ordering: .acquiring) ?? true }
     }
 }
 
