@@ -121,22 +121,19 @@ public final class MediaWriter {
             timeBase = base
             rate = fps.isFinite && fps > 0 && fps <= 1000 ? av_d2q(fps, 100_000) : AVRational(num: 0, den: 1)
         }
-        if let problem = MediaWriter.problem(with: settings, path: path) {
-            throw FFmpegError(code: fg_averror(EINVAL), operation: "\(problem.option): \(problem.reason)", path: path)
+        let plan: Plan
+        do { plan = try MediaWriter.plan(settings, path: path) } catch {
+            throw FFmpegError(code: fg_averror(EINVAL), operation: "\(error.option): \(error.reason)", path: path)
         }
-        let choice = try MediaWriter.codecChoice(settings.codec, path: path)
+        let choice = (codec: plan.codec, encoder: plan.encoder), pixelName = plan.pixelName, avPixel = plan.pixelFormat
         encoderName = choice.encoder
-        let pixelName = settings.pixelFormat ?? choice.codec?.defaultPixelFormat ?? "yuv420p"
-        guard let avPixel = VideoCodecChoice.avPixelFormat(pixelName) else {
-            throw FFmpegError(code: fg_averror(EINVAL), operation: "use pixel format '\(pixelName)'", path: path)
-        }
         pictureFormat = avPixel
         if choice.encoder == "libsvtav1" { FFmpegLog.quietSVT() }
         output = try OutputFile(destination: path)
         let temporary = output.temporaryPath
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         // The container from the destination's extension (the temporary name hides it).
-        let muxerName = MediaWriter.muxerName(forPath: path) ?? "matroska"  // checked by problem(with:)
+        let muxerName = plan.muxer
         try check(avformat_alloc_output_context2(&ctx, nil, muxerName, temporary), "set up the \(muxerName) container", path: path)
         format = ctx
         do {
@@ -221,44 +218,77 @@ public final class MediaWriter {
         close()
     }
 
+    /// What a file at a path will be made with: worked out from the settings once, by
+    /// ``plan(_:path:)``, for the check before the run and for the writer itself.
+    struct Plan {
+        var codec: VideoCodecChoice?
+        var encoder: String
+        var muxer: String
+        var pixelName: String
+        var pixelFormat: AVPixelFormat
+    }
+
+    /// A setting that cannot work for the file, as the option and why.
+    struct SettingsProblem: Error {
+        var option: String
+        var reason: String
+    }
+
     /// What is wrong with `settings` for a file at `path`, as (option, reason), or nil: checked before
     /// the first frame so that the pipeline's node and option can be named.
     public static func problem(with settings: Settings, path: String) -> (option: String, reason: String)? {
+        do {
+            _ = try plan(settings, path: path)
+            return nil
+        } catch {
+            return (error.option, error.reason)
+        }
+    }
+
+    /// The container, encoder and pixel format for `settings`, or the first setting that cannot work.
+    static func plan(_ settings: Settings, path: String) throws(SettingsProblem) -> Plan {
         let container = CompanionStreams.containerName(path)
         guard let muxer = muxerName(forPath: path) else {
-            return ("path", "'.\(container)' is not a video container FFmpeg writes (use .mp4, .mov, .mkv or .webm, or a frames/%05d.png pattern)")
+            throw SettingsProblem(option: "path", reason: "'.\(container)' is not a video container FFmpeg writes (use .mp4, .mov, .mkv or .webm, or a frames/%05d.png pattern)")
         }
         let choice: (codec: VideoCodecChoice?, encoder: String)
         do { choice = try codecChoice(settings.codec, path: path) } catch let error as FFmpegError {
-            return ("codec", error.operation)
-        } catch { return ("codec", "\(error)") }
+            throw SettingsProblem(option: "codec", reason: error.operation)
+        } catch { throw SettingsProblem(option: "codec", reason: "\(error)") }
         if let c = choice.codec {
-            if settings.crf != nil && c.crfRange == nil { return ("crf", "\(c.name) (\(c.summary)) has no quality scale; leave crf out") }
-            if let crf = settings.crf, let range = c.crfRange, !range.contains(crf) { return ("crf", "\(crf) is outside \(c.name)'s \(range.lowerBound)…\(range.upperBound)") }
-        }
-        guard let oformat = av_guess_format(muxer, nil, nil), let encoder = avcodec_find_encoder_by_name(choice.encoder) else { return nil }
-        // 1: it holds it, 0: it does not, negative: the muxer does not say (then try).
-        if avformat_query_codec(oformat, encoder.pointee.id, fg_compliance_normal()) == 0 {
-            let fitting = VideoCodecChoice.available.filter {
-                avformat_query_codec(oformat, avcodec_find_encoder_by_name($0.encoder)?.pointee.id ?? AV_CODEC_ID_NONE, fg_compliance_normal()) == 1
+            if settings.crf != nil && c.crfRange == nil {
+                throw SettingsProblem(option: "crf", reason: "\(c.name) (\(c.summary)) has no quality scale; leave crf out")
             }
-            return ("codec", "\(choice.codec?.name ?? choice.encoder) cannot go in .\(container) (it holds: \(fitting.map(\.codec.name).joined(separator: ", ")); .mkv holds them all)")
+            if let crf = settings.crf, let range = c.crfRange, !range.contains(crf) {
+                throw SettingsProblem(option: "crf", reason: "\(crf) is outside \(c.name)'s \(range.lowerBound)…\(range.upperBound)")
+            }
         }
         let pixelName = settings.pixelFormat ?? choice.codec?.defaultPixelFormat ?? "yuv420p"
         guard let avPixel = VideoCodecChoice.avPixelFormat(pixelName) else {
-            return ("pixel-format", "'\(pixelName)' is not one of \(VideoCodecChoice.pixelFormats.joined(separator: ", "))")
+            throw SettingsProblem(option: "pixel-format", reason: "'\(pixelName)' is not one of \(VideoCodecChoice.pixelFormats.joined(separator: ", "))")
         }
-        if let formats = encoder.pointee.pix_fmts {
-            var supported: [AVPixelFormat] = []
-            var i = 0
-            while formats[i] != AV_PIX_FMT_NONE && i < 256 { supported.append(formats[i]); i += 1 }
-            if !supported.contains(avPixel) {
-                let names = VideoCodecChoice.pixelFormats.filter { VideoCodecChoice.avPixelFormat($0).map(supported.contains) ?? false }
-                return ("pixel-format", "\(choice.encoder) cannot encode \(pixelName) (it takes: \(names.joined(separator: ", ")))")
+        if let oformat = av_guess_format(muxer, nil, nil), let encoder = avcodec_find_encoder_by_name(choice.encoder) {
+            // 1: it holds it, 0: it does not, negative: the muxer does not say (then try).
+            if avformat_query_codec(oformat, encoder.pointee.id, fg_compliance_normal()) == 0 {
+                let fitting = VideoCodecChoice.available.filter {
+                    avformat_query_codec(oformat, avcodec_find_encoder_by_name($0.encoder)?.pointee.id ?? AV_CODEC_ID_NONE, fg_compliance_normal()) == 1
+                }
+                throw SettingsProblem(option: "codec", reason: "\(choice.codec?.name ?? choice.encoder) cannot go in .\(container) (it holds: \(fitting.map(\.codec.name).joined(separator: ", ")); .mkv holds them all)")
+            }
+            if let formats = encoder.pointee.pix_fmts {
+                var supported: [AVPixelFormat] = []
+                var i = 0
+                while formats[i] != AV_PIX_FMT_NONE && i < 256 { supported.append(formats[i]); i += 1 }
+                if !supported.contains(avPixel) {
+                    let names = VideoCodecChoice.pixelFormats.filter { VideoCodecChoice.avPixelFormat($0).map(supported.contains) ?? false }
+                    throw SettingsProblem(option: "pixel-format", reason: "\(choice.encoder) cannot encode \(pixelName) (it takes: \(names.joined(separator: ", ")))")
+                }
             }
         }
-        if CompanionStreams.AudioMode(rawValue: settings.audio) == nil { return ("audio", "'\(settings.audio)': choose copy, drop or aac") }
-        return nil
+        if CompanionStreams.AudioMode(rawValue: settings.audio) == nil {
+            throw SettingsProblem(option: "audio", reason: "'\(settings.audio)': choose copy, drop or aac")
+        }
+        return Plan(codec: choice.codec, encoder: choice.encoder, muxer: muxer, pixelName: pixelName, pixelFormat: avPixel)
     }
 
     /// FFmpeg's muxer for each container extension FrameGraph writes.
