@@ -37,23 +37,30 @@ import TestSupport
         return path
     }
 
-    /// When the picture first turns white (media time of the first frame with mean luma > 128).
-    func flashTime(_ path: String) throws -> Double? {
+    /// When the picture turns white from black (media times of those frames, mean luma > 128, the
+    /// first frame's time being 0).
+    func flashOnsets(_ path: String) throws -> [Double] {
         let (_, frames) = try TestEnvironment.decodeAll(path)
+        var onsets: [Double] = [], white = false
         for f in frames {
-            let mean = withExtendedLifetime(f) { f.row(f.height / 2).reduce(0) { $0 + Int($1) } / f.row(0).count }
-            if mean > 128 { return f.mediaTime - frames[0].mediaTime }
+            let now = withExtendedLifetime(f) { f.row(f.height / 2).reduce(0) { $0 + Int($1) } / f.row(0).count } > 128
+            if now && !white { onsets.append(f.mediaTime - frames[0].mediaTime) }
+            white = now
         }
-        return nil
+        return onsets
     }
 
-    /// When the tone starts (first 48 kHz sample louder than a tenth of full scale), in the same
-    /// time frame as ``flashTime(_:)`` (the first video frame's time is 0), decoded by the FFmpeg CLI.
-    func toneStart(_ path: String) throws -> Double? {
+    /// When the first flash comes.
+    func flashTime(_ path: String) throws -> Double? { try flashOnsets(path).first }
+
+    /// When the tone starts after silence (a sample louder than a tenth of full scale after 10 ms of
+    /// quiet), in the same time frame as ``flashOnsets(_:)`` (the first video frame's time is 0):
+    /// the first audio stream decoded by the FFmpeg CLI at 48 kHz mono, placed by its start time
+    /// relative to the video's.
+    func toneOnsets(_ path: String) throws -> [Double] {
         let tool = try #require(ffmpegPath)
         let raw = FileManager.default.temporaryDirectory.appendingPathComponent("fg-tone-\(UUID().uuidString).raw")
         defer { try? FileManager.default.removeItem(at: raw) }
-        // -copyts keeps stream times; the audio is placed at its timestamps relative to the video's start.
         let probe = try runCommand(try #require(ffprobePath), ["-v", "error", "-show_entries", "stream=codec_type,start_time", "-of", "csv=p=0", path])
         var starts: [String: Double] = [:]
         for line in probe.stdout.split(separator: "\n") {
@@ -61,11 +68,19 @@ import TestSupport
             if parts.count >= 2, let t = Double(parts[1]) { starts[String(parts[0])] = starts[String(parts[0])] ?? t }
         }
         let r = try runCommand(tool, ["-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", raw.path])
-        guard r.status == 0, let data = FileManager.default.contents(atPath: raw.path) else { return nil }
+        guard r.status == 0, let data = FileManager.default.contents(atPath: raw.path) else { return [] }
         let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-        guard let first = samples.firstIndex(where: { abs(Int($0)) > 3276 }) else { return nil }
-        return Double(first) / 48000 + (starts["audio"] ?? 0) - (starts["video"] ?? 0)
+        let offset = (starts["audio"] ?? 0) - (starts["video"] ?? 0)
+        var onsets: [Double] = [], lastLoud = Int.min / 2
+        for (i, sample) in samples.enumerated() where abs(Int(sample)) > 3276 {
+            if i - lastLoud > 480 { onsets.append(Double(i) / 48000 + offset) }
+            lastLoud = i
+        }
+        return onsets
     }
+
+    /// When the first tone starts.
+    func toneStart(_ path: String) throws -> Double? { try toneOnsets(path).first }
 
     func streams(_ path: String) throws -> [String] {
         let r = try runCommand(try #require(ffprobePath), ["-v", "error", "-show_entries", "stream=codec_type,codec_name", "-of", "csv=p=0", path])
@@ -395,35 +410,6 @@ extension VideoFileFidelityTests {
 }
 
 extension VideoFileFidelityTests {
-    /// Start times of the loud stretches of the first audio stream (48 kHz, mono), in seconds.
-    func toneOnsets(_ path: String) throws -> [Double] {
-        let tool = try #require(ffmpegPath)
-        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("fg-onsets-\(UUID().uuidString).raw")
-        defer { try? FileManager.default.removeItem(at: raw) }
-        let r = try runCommand(tool, ["-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", raw.path])
-        try #require(r.status == 0, "\(r.stderr)")
-        let samples = (FileManager.default.contents(atPath: raw.path) ?? Data()).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
-        var onsets: [Double] = [], loud = false
-        for start in stride(from: 0, to: samples.count, by: 48) {
-            let now = samples[start..<min(start + 48, samples.count)].contains { abs(Int($0)) > 3276 }
-            if now && !loud { onsets.append(Double(start) / 48000) }
-            loud = now
-        }
-        return onsets
-    }
-
-    /// Times at which the picture turns white, from black.
-    func flashOnsets(_ path: String) throws -> [Double] {
-        let (_, frames) = try TestEnvironment.decodeAll(path)
-        var onsets: [Double] = [], white = false
-        for f in frames {
-            let now = withExtendedLifetime(f) { f.row(f.height / 2).reduce(0) { $0 + Int($1) } / f.row(0).count } > 128
-            if now && !white { onsets.append(f.mediaTime - frames[0].mediaTime) }
-            white = now
-        }
-        return onsets
-    }
-
     @Test func aLoopingFileKeepsItsSoundOnEveryPass() throws {
         let dir = TestEnvironment.scratch("fidelity-loop")
         let input = try flashClip(dir, name: "loop.mp4", fps: 25, seconds: 1, flash: 0.5, audio: "aac")
