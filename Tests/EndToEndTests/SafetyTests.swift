@@ -293,16 +293,23 @@ import TestSupport
         return url.path
     }
 
-    @Test func damageInsideAFileIsCountedAndTheRestIsRead() throws {
-        let dir = TestEnvironment.scratch("safety-damaged-middle")
-        // MPEG-TS: the demuxer finds its way back after damage (188-byte packets with sync bytes).
-        let clip = try makeClip(dir, name: "whole.ts", frames: 150)
-        let damaged = try damage(clip, into: dir.appendingPathComponent("damaged.ts"))
+    /// A 150-frame clip in `container`, damaged by ``damage(_:into:)``, transcoded with stats: the
+    /// run's result, its report, the damaged input and the output.
+    func transcodeDamaged(_ container: String, scratch: String) throws -> (r: CommandResult, report: RunReport, damaged: String, output: String) {
+        let dir = TestEnvironment.scratch(scratch)
+        let clip = try makeClip(dir, name: "whole.\(container)", frames: 150)
+        let damaged = try damage(clip, into: dir.appendingPathComponent("damaged.\(container)"))
         let o = dir.appendingPathComponent("o.mp4").path
         let stats = dir.appendingPathComponent("stats.json")
         let r = try framegraph(["run", "pipelines/transcode.fg", "--input", damaged, "--output", o, "--stats", stats.path, "--quiet"])
-        #expect(r.status == 0, "the file was read to its end: \(r.stderr)")
         let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: stats))
+        return (r, report, damaged, o)
+    }
+
+    @Test func damageInsideAFileIsCountedAndTheRestIsRead() throws {
+        // MPEG-TS: the demuxer finds its way back after damage (188-byte packets with sync bytes).
+        let (r, report, damaged, o) = try transcodeDamaged("ts", scratch: "safety-damaged-middle")
+        #expect(r.status == 0, "the file was read to its end: \(r.stderr)")
         #expect(report.droppedCorrupt > 0, "lost frames must be counted")
         #expect(report.framesIn + report.droppedCorrupt >= 140 && report.framesIn < 150, "in \(report.framesIn), corrupt \(report.droppedCorrupt)")
         #expect(r.stderr.contains("warning:") && r.stderr.contains("damaged frame") && r.stderr.contains(damaged), "\(r.stderr)")
@@ -310,16 +317,10 @@ import TestSupport
     }
 
     @Test func damageThatEndsReadingEarlyIsAnErrorThatKeepsTheFramesBefore() throws {
-        let dir = TestEnvironment.scratch("safety-damaged-mkv")
         // Matroska with one cluster: after damage inside it the demuxer cannot resynchronise.
-        let clip = try makeClip(dir, name: "whole.mkv", frames: 150)
-        let damaged = try damage(clip, into: dir.appendingPathComponent("damaged.mkv"))
-        let o = dir.appendingPathComponent("o.mp4").path
-        let stats = dir.appendingPathComponent("stats.json")
-        let r = try framegraph(["run", "pipelines/transcode.fg", "--input", damaged, "--output", o, "--stats", stats.path, "--quiet"])
+        let (r, report, _, o) = try transcodeDamaged("mkv", scratch: "safety-damaged-mkv")
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("reading stopped at") && r.stderr.contains("at byte"), "\(r.stderr)")
-        let report = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: stats))
         #expect(report.framesOut > 30 && report.framesOut < 150 && report.failure != nil)
         #expect(try frameCount(o) == report.framesOut)
     }
