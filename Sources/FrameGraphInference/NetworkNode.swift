@@ -95,17 +95,16 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         }
     }
 
-    /// Staging memory for inputs prepared on the delivering thread.
-    private var preparedPool: PreparedInputPool?
+    /// Staging memory for inputs prepared on the delivering thread (one being filled, one waiting,
+    /// one being copied at most).
+    private let preparedPool = BufferPool(maxFreePerSize: 3)
 
     /// Scales, converts and normalises the frame into staging memory on the delivering thread, while
     /// the worker still runs the previous prediction (the input preparation is then off the
     /// network's critical path). Only the delivering thread calls it.
     override public func prepare(_ frame: Frame, context: RunContext) throws -> (any Sendable)? {
         guard let input else { return nil }
-        let pool = preparedPool ?? PreparedInputPool(count: input.count)
-        preparedPool = pool
-        let staged = pool.take()
+        let staged = PreparedInput(count: input.count, pool: preparedPool)
         try input.fill(staged.values, from: frame)
         return staged
     }
@@ -115,7 +114,6 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         guard let staged = prepared as? PreparedInput else { return try process(frame, context: context) }
         let target = predictor.input(0)
         target.pointer.update(from: staged.values, count: min(staged.count, target.count))
-        staged.recycle()
         return try predictAndDecode(predictor, for: frame)
     }
 
