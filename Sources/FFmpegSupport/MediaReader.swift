@@ -115,15 +115,12 @@ public final class MediaReader {
         try self.init(path: path, options: Options(threads: threads), pool: pool)
     }
 
-    /// Whether `path` names an image sequence (`frames/%05d.png`: one `%d` field).
-    public static func isImageSequence(_ path: String) -> Bool { ImageSequence.isPattern(path) }
-
     /// Opens `path` (a media file, or an image sequence pattern) with `options`.
     public init(path: String, options: Options, pool: BufferPool = .shared) throws {
         _ = FFmpegLog.configured
         self.path = path
         self.pool = pool
-        let sequence = MediaReader.isImageSequence(path)
+        let sequence = ImageSequence.isPattern(path)
         isImageSequence = sequence
         var inputFormat: UnsafePointer<AVInputFormat>?
         var openOptions: OpaquePointer?

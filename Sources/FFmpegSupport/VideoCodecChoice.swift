@@ -42,7 +42,7 @@ public struct VideoCodecChoice: Sendable {
     /// The codec `auto` means for a file: VP9 for WebM, H.264 otherwise.
     public static func automatic(forPath path: String) -> VideoCodecChoice {
         let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        return named(ext == "webm" ? "vp9" : "h264")!  // both are in `all`
+        return named(ext == "webm" ? "vp9" : "h264") ?? all[0]
     }
 
     /// The first of ``encoders`` this machine's FFmpeg has, or nil.

@@ -13,7 +13,7 @@ public final class LoopPasses: Sendable {
 /// Where a source's frames come from, for the sinks that keep the input's timing, sound and tags
 /// (the `encode` node): the file, its video time base and rate, the part of it that is read, its
 /// colour, and the rotation left for the player.
-public struct MediaOrigin: Sendable, Equatable {
+public struct MediaOrigin: Sendable {
     /// The input file (or image-sequence pattern).
     public var path: String
     /// The video stream's time base, as numerator and denominator (seconds per tick).
@@ -54,11 +54,5 @@ public struct MediaOrigin: Sendable, Equatable {
         self.rotation = rotation
         self.isImageSequence = isImageSequence
         self.passes = passes
-    }
-
-    public static func == (a: MediaOrigin, b: MediaOrigin) -> Bool {
-        a.path == b.path && a.timeBase.numerator == b.timeBase.numerator && a.timeBase.denominator == b.timeBase.denominator
-            && a.frameRate == b.frameRate && a.videoStart == b.videoStart && a.windowStart == b.windowStart
-            && a.windowDuration == b.windowDuration && a.loops == b.loops && a.color == b.color && a.rotation == b.rotation
     }
 }

@@ -59,7 +59,7 @@ public final class FileSource: SourceNode, @unchecked Sendable {
     public var frameRate: Double { reader?.frameRate ?? 0 }
 
     override public var filesRead: [String] {
-        MediaReader.isImageSequence(path) ? [ImageSequence.path(path, index: 0), ImageSequence.path(path, index: 1)] : [path]
+        ImageSequence.isPattern(path) ? [ImageSequence.path(path, index: 0), ImageSequence.path(path, index: 1)] : [path]
     }
 
     override public var mediaOrigin: MediaOrigin? {
