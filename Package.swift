@@ -12,7 +12,7 @@ let package = Package(
         // FrameGraphCamera, FrameGraphPipelines, ModelStore, NeuralGraph, XNNPACKRuntime).
         .library(name: "FrameGraph", targets: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                "NeuralGraph", "TFLiteImport", "ONNXImport", "XNNPACKRuntime", "ModelStore",
-                                               "FrameGraphInference", "FrameGraphPipelines"]),
+                                               "FrameGraphInference", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay"]),
         .executable(name: "framegraph", targets: ["framegraph"]),
     ],
     targets: [
@@ -26,6 +26,9 @@ let package = Package(
         // libv4l2 (cameras; MJPEG/YUYV conversion by libv4lconvert) + C shims for the ioctl requests.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CXNNPACK", providers: [.apt(["libxnnpack-dev", "libpthreadpool-dev"])]),
+        // FreeType (label text on annotated video) and SDL2 (the live preview window).
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
 
         // FrameGraph's own C kernels (Lab arithmetic), compiled for baseline x86-64 and AVX2+FMA,
         // chosen at run time.
@@ -50,15 +53,20 @@ let package = Package(
         .target(name: "FrameGraphCamera", dependencies: ["FrameGraph", "CV4L2"]),
         // Model files by name or path: lookup, importer by format, input normalisation conventions.
         .target(name: "ModelStore", dependencies: ["NeuralGraph", "TFLiteImport", "ONNXImport"]),
+        // Drawing results on frames: boxes, points, lines, FreeType text; the annotate composite.
+        .target(name: "FrameGraphDraw", dependencies: ["FrameGraph", "CFreeType"]),
+        // The live preview window (SDL2): the display sink.
+        .target(name: "FrameGraphDisplay", dependencies: ["FrameGraph", "CSDL2"]),
         // Network node (a model on its own worker), model input preparation, output decoders.
         .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "NeuralGraph", "ModelStore", "XNNPACKRuntime"]),
         // Pipeline description files: parser, node catalog, builder.
-        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "ModelStore", "FrameGraphCamera"]),
+        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "ModelStore", "FrameGraphCamera",
+                                                              "FrameGraphDraw", "FrameGraphDisplay"]),
         // Micro-benchmarks that print figures (Lab conversion …).
         .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport"]),
         // The command-line tool.
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera",
-                                                             "XNNPACKRuntime", "NeuralGraph", "ModelStore"]),
+                                                             "XNNPACKRuntime", "NeuralGraph", "ModelStore", "FrameGraphMedia", "FrameGraphDisplay"]),
 
         // Small programs that use FrameGraph as a library (samples/README.md); the tests build and run them.
         .executableTarget(name: "sample-chain", dependencies: ["FrameGraph", "FrameGraphCamera", "FrameGraphFilters", "FrameGraphInference",

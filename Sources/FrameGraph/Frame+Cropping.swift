@@ -17,6 +17,9 @@ extension Frame {
         }
         var out = Frame(format: format, width: newWidth, height: newHeight, planes: layout, buffer: buffer)
         out.copyTiming(from: self)
+        // Results follow the picture: re-expressed in the rectangle's own normalised coordinates.
+        out.results = results?.mapped(scaleX: Float(width) / Float(newWidth), scaleY: Float(height) / Float(newHeight),
+                                      offsetX: -Float(x) / Float(newWidth), offsetY: -Float(y) / Float(newHeight))
         return out
     }
 }

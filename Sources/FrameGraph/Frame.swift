@@ -76,6 +76,10 @@ public struct Frame: Sendable {
     /// What the pixel values mean (range, matrix, primaries, transfer), as the source said; filters
     /// pass it on with the timestamps, and conversions between Y'CbCr and RGB use it.
     public var color: ColorDescription = .unspecified
+    /// Detections, landmarks or labels about this frame (coordinates normalised to its width and
+    /// height), attached by the node that made them; nil when there are none. Filters that keep the
+    /// picture's geometry pass them on with the timestamps (``copyTiming(from:)``).
+    public var results: Results?
 
     public var description: FrameDescription { FrameDescription(format: format, width: width, height: height) }
 
@@ -114,13 +118,15 @@ public struct Frame: Sendable {
         make(description.format, width: description.width, height: description.height, pool: pool)
     }
 
-    /// Copies the timestamps, sequence number and colour description of `other` (for a filter's
-    /// output frame).
+    /// Copies the timestamps, sequence number, colour description and results of `other` (for a
+    /// filter's output frame; a filter that changes the geometry, such as a crop, re-projects the
+    /// results itself).
     public mutating func copyTiming(from other: Frame) {
         captureTime = other.captureTime
         mediaTime = other.mediaTime
         sequence = other.sequence
         color = other.color
+        results = other.results
     }
 
     /// Start of `plane` in memory.

@@ -49,6 +49,7 @@ public final class GraphRunner: @unchecked Sendable {
         guard !validated else { return }
         nodes = try Self.topologicalOrder(from: sources, limit: context.options.maxNodes)
         Self.linkUpstreamSources(nodes)
+        context.setNodes(nodes)
         try checkFiles()
         var started: [Node] = []
         do {
@@ -69,9 +70,14 @@ public final class GraphRunner: @unchecked Sendable {
                     node.inputs = inputs
                     output = try node.negotiate(inputs: inputs)
                 }
-                outputDescriptions[id] = output
-                if let output {
-                    for t in node.targets { incoming[ObjectIdentifier(t.node), default: [:]][t.port] = output }
+                var stream = output
+                stream?.kind = node.outputKind
+                outputDescriptions[id] = stream
+                if let stream {
+                    for t in node.targets {
+                        try Self.checkKind(stream, from: node, to: t)
+                        incoming[ObjectIdentifier(t.node), default: [:]][t.port] = stream
+                    }
                 }
             }
         } catch {
@@ -79,6 +85,16 @@ public final class GraphRunner: @unchecked Sendable {
             throw error
         }
         validated = true
+    }
+
+    /// Throws when `stream` (what `node` emits) is not the kind `connection`'s port takes: results
+    /// into a frame port (a detector into an encoder) or frames into a results port.
+    static func checkKind(_ stream: FrameDescription, from node: Node, to connection: Connection) throws {
+        let kinds = connection.node.inputKinds
+        guard kinds.indices.contains(connection.port), let wanted = kinds[connection.port], wanted != stream.kind else { return }
+        let what: (StreamKind) -> String = { $0 == .frames ? "frames" : "results (detections, landmarks, labels)" }
+        throw GraphError.mismatch(node: connection.node.name, port: connection.node.portName(connection.port), field: "stream",
+                                  expected: what(wanted), got: "\(what(stream.kind)) from \(node.kind) '\(node.name)'")
     }
 
     /// Checks every output (the nodes', the trace, the caller's other outputs) against every input
@@ -274,7 +290,7 @@ public final class GraphRunner: @unchecked Sendable {
                 inbox = CompositeInbox(composite: composite, worker: composite.execution == .worker ? worker(for: composite) : nil,
                                        portSources: sourcesByPort(of: composite),
                                        context: context)
-            case let sink as SinkNode where context.mode == .live:
+            case let sink as SinkNode where context.mode == .live && sink.isClocked:
                 let clocked = ClockedSinkInbox(sink: sink, context: context)
                 clockedSinks.append(clocked)
                 inbox = clocked

@@ -46,9 +46,12 @@ struct NodeCall {
         }
     }
 
-    /// Sends `frame` to every target of the node.
+    /// Sends `frame` to every target of the node. An item of a results stream always carries
+    /// results (empty ones, naming the node, when it found nothing).
     func forward(_ frame: Frame, lane: Lane) {
         node.counters.update { $0.emitted += 1 }
+        var frame = frame
+        if frame.results == nil && node.outputKind == .results { frame.results = Results(producer: node.name) }
         for target in node.targets {
             target.node.inbox?.accept(frame, port: target.port, lane: lane)
         }

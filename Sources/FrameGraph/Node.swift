@@ -62,6 +62,13 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
     /// Names of the input ports, in port-number order. Default: one port, "in".
     open var inputPorts: [String] { ["in"] }
 
+    /// What each input port takes, in port order: frames, results, or nil for either. The runner
+    /// refuses a connection that brings the other kind, naming both. Default: frames on every port.
+    open var inputKinds: [StreamKind?] { inputPorts.map { _ in .frames } }
+
+    /// What this node emits: frames (default) or results about frames (a detector, a classifier).
+    open var outputKind: StreamKind { .frames }
+
     /// How the runner runs this node. Default: by role (a source its own thread, a sink the sink
     /// inbox, filters and composites inline); a node that wants a worker thread overrides it.
     open var execution: Execution { .inline }
@@ -243,6 +250,11 @@ open class SinkNode: Node, @unchecked Sendable {
     override public final var role: NodeRole { .sink }
 
     override open func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? { nil }
+
+    /// Live mode: whether the sink takes one frame per output-clock tick (video outputs, a window:
+    /// default) or every frame as it arrives (a results file, a callback: nothing repeated, nothing
+    /// skipped). Offline, every sink takes every frame as it arrives.
+    open var isClocked: Bool { true }
 
     /// Consumes one output frame. `index` counts the sink's output frames from 0, so the frame's
     /// presentation time is `index / context.fps`.

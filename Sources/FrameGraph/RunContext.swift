@@ -79,6 +79,45 @@ public final class RunContext: Sendable {
 
     /// The error that stopped the run, if one did.
     public var firstFailure: GraphFailure? { failure.withLock { $0 } }
+
+    /// Every node's counters, with how it runs (set by validation).
+    private let graphCounters = Protected<[(execution: Execution, counters: NodeCounters)]>([])
+
+    func setNodes(_ nodes: [Node]) {
+        graphCounters.withLock { $0 = nodes.map { ($0.execution, $0.counters) } }
+    }
+
+    /// The whole graph's counters so far, summed (for an on-screen line: annotate's HUD).
+    public func liveTotals() -> LiveTotals {
+        var totals = LiveTotals()
+        for (execution, counters) in graphCounters.withLock({ $0 }) {
+            let s = counters.snapshot
+            switch execution {
+            case .source: totals.captured += s.emitted
+            case .worker: totals.admitted += s.processed
+            case .sink:
+                totals.skippedTicks += s.skippedTicks
+                if s.endToEnd.count > 0 { totals.endToEndMedian = max(totals.endToEndMedian ?? 0, s.endToEnd.percentile(0.5)) }
+            case .inline: break
+            }
+            totals.droppedBusy += s.droppedBusy
+        }
+        return totals
+    }
+}
+
+/// Counters of a whole graph at one moment (``RunContext/liveTotals()``).
+public struct LiveTotals: Sendable, Equatable {
+    /// Frames the sources sent on.
+    public var captured = 0
+    /// Frames taken by worker nodes (networks), summed over them.
+    public var admitted = 0
+    /// Frames refused by busy worker nodes, summed.
+    public var droppedBusy = 0
+    /// Output ticks that wrote nothing (skip policy), summed over the sinks.
+    public var skippedTicks = 0
+    /// Median capture-to-output latency so far, in seconds, of the slowest sink (nil before any output).
+    public var endToEndMedian: Double?
 }
 
 /// The error that ended a run early: which node, and its message.

@@ -83,6 +83,9 @@ public struct OptionValues: Sendable {
         URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().path
     }
 
+    /// The pipeline file the declaration is in (as given).
+    public var pipelineFile: String { file }
+
     /// Whether the option was given.
     public func has(_ key: String) -> Bool { option(key) != nil }
 

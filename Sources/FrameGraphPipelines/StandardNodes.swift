@@ -1,5 +1,8 @@
 import FFmpegSupport
+import Foundation
 import FrameGraph
+import FrameGraphDisplay
+import FrameGraphDraw
 import FrameGraphFilters
 import FrameGraphInference
 import FrameGraphMedia
@@ -110,6 +113,27 @@ extension NodeCatalog {
             let node = BackgroundComposite(name: name, mode: mode, ownWorker: try o.value(S.worker))
             node.pairing = try o.value(PairingChoice.option).policy
             return node
+        },
+        NodeType(name: "annotate", role: .composite,
+                 summary: "draw results on the frame: boxes, labels, points, lines, classifications, a status line (hud=true)",
+                 ports: ["frame", "results", "results2 …"], options: Annotate.OptionSpecs.all) { name, o in
+            typealias S = Annotate.OptionSpecs
+            let style = Annotate.Style(thickness: try o.value(S.thickness), textSize: try o.value(S.textSize), pointRadius: try o.value(S.pointRadius),
+                                       labels: try o.value(S.labels), hud: try o.value(S.hud), minScore: Float(try o.value(S.minScore)),
+                                       font: try o.value(S.font))
+            let node = Annotate(name: name, style: style, resultPorts: try o.value(S.resultPorts))
+            node.pairing = try o.value(PairingChoice.option).policy
+            return node
+        },
+        NodeType(name: "results", role: .sink, summary: "write results to a JSON Lines file (one line per frame: index, time, detections, landmarks, labels)",
+                 options: ResultsSink.OptionSpecs.all) { name, o in
+            ResultsSink(name: name, path: try o.required(ResultsSink.OptionSpecs.path), ports: try o.value(ResultsSink.OptionSpecs.ports))
+        },
+        NodeType(name: "display", role: .sink, summary: "live preview window (SDL2); closing it or pressing q/Escape ends the run like Ctrl-C",
+                 options: DisplaySink.OptionSpecs.all) { name, o in
+            let given = try o.value(DisplaySink.OptionSpecs.title)
+            let file = URL(fileURLWithPath: o.pipelineFile).deletingPathExtension().lastPathComponent
+            return DisplaySink(name: name, title: given.isEmpty ? "FrameGraph: \(file)" : given)
         },
         NodeType(name: "encode", role: .sink,
                  summary: "video file (.mp4 .mov .mkv .webm; h264 h265 vp9 av1 ffv1 prores) with the source's timing, audio and tags, or an image sequence",

@@ -33,6 +33,11 @@ enum Help {
       --policy reuse|skip   live mode, a tick with no new frame: repeat the last one (default) or skip
       --stats FILE          write the run's statistics as JSON (schema in docs/CLI.md)
       --trace FILE          write a Chrome trace-event file (open in Perfetto or chrome://tracing)
+      --results FILE        write what the pipeline's detectors and classifiers find to FILE as
+                            JSON Lines, one line per frame (schema in docs/RESULTS.md)
+      --preview             show the output live in a window (SDL2) beside the pipeline's own
+                            outputs; closing it or pressing q/Escape ends the run like Ctrl-C;
+                            with no display, a warning and the run goes on
       --set NODE.KEY=VALUE  set an option of a node (repeatable)
       --loop                loop file sources (stop with Ctrl-C or --duration)
       --duration SECONDS    stop after this long (clock time)

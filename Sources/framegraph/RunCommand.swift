@@ -1,15 +1,17 @@
 import Foundation
 import FrameGraph
 import FrameGraphCamera
+import FrameGraphDisplay
+import FrameGraphMedia
 import FrameGraphInference
 import FrameGraphPipelines
 
 /// `framegraph run` and `framegraph check`: load the pipeline, apply the command line, validate, run.
 struct RunCommand {
     static let valued: Set<String> = ["input", "output", "mode", "fps", "policy", "stats", "trace", "set", "duration", "model-budget",
-                                      "latency", "max-latency", "audio",
+                                      "latency", "max-latency", "audio", "results",
                                       "camera", "camera-size", "camera-fps", "camera-format"]
-    static let switches: Set<String> = ["loop", "quiet", "reconnect"]
+    static let switches: Set<String> = ["loop", "quiet", "reconnect", "preview"]
 
     let arguments: Arguments
     let checkOnly: Bool
@@ -53,6 +55,10 @@ struct RunCommand {
             options.mode = .live
         }
         let pipeline = try Pipeline.build(document)
+        if let resultsPath = arguments.value("results") {
+            try attachResults(resultsPath, to: pipeline)
+        }
+        if arguments.has("preview") { attachPreview(to: pipeline, file: path) }
         let limits = try ModelCommand.limits(arguments)
         for node in pipeline.nodes.compactMap({ $0.node as? NetworkNode }) { node.modelLimits = limits }
         let runner = try GraphRunner(sources: pipeline.sources, options: options)
@@ -111,6 +117,31 @@ struct RunCommand {
             return 1
         }
         return interrupts.interrupted ? 130 : 0
+    }
+
+    /// `--results FILE`: one results sink taking every node of the pipeline that emits results.
+    private func attachResults(_ path: String, to pipeline: Pipeline) throws {
+        let producers = pipeline.nodes.filter { $0.node.outputKind == .results }
+        guard !producers.isEmpty else {
+            throw Arguments.UsageError(description: "--results: the pipeline has no node that produces results (a detector or classifier, such as detect-faces)")
+        }
+        let sink = ResultsSink(name: "--results", path: path, ports: producers.count)
+        for (port, producer) in producers.enumerated() { producer.node.addTarget(sink, port: port) }
+    }
+
+    /// `--preview`: a window showing what the pipeline's first video output receives. Without a
+    /// display it warns and the run goes on; so does a window that cannot open.
+    private func attachPreview(to pipeline: Pipeline, file: String) {
+        func warn(_ line: String) { FileHandle.standardError.write(Data("framegraph: warning: --preview: \(line)\n".utf8)) }
+        if pipeline.nodes.contains(where: { $0.node is DisplaySink }) {
+            return warn("the pipeline has a display window already")
+        }
+        guard DisplaySink.displayAvailable else { return warn("\(DisplayError.noDisplay.description); the run goes on without it") }
+        let videoSinks = pipeline.nodes.filter { $0.node.role == .sink && $0.node.inputKinds.first == .frames }
+        let feeding = videoSinks.lazy.compactMap { sink in pipeline.nodes.first { $0.node.targets.contains { $0.node === sink.node } } }.first
+        guard let upstream = feeding else { return warn("the pipeline has no video output to show") }
+        let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        upstream.node.addTarget(DisplaySink(name: "preview", title: "FrameGraph: \(name)", optional: true))
     }
 
     /// `--latency auto|MS` (default auto) and `--max-latency MS` (default 250): when live frames are shown.
