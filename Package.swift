@@ -95,6 +95,8 @@ let package = Package(
                                                                   "FrameGraphMedia", "NeuralGraph", "ModelStore", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "CameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
+        .testTarget(name: "ResultsAndDisplayTests", dependencies: ["FrameGraph", "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphMedia",
+                                                                 "FrameGraphPipelines", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

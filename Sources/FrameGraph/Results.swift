@@ -240,8 +240,14 @@ public enum ResultsDecodingError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .shape(let path, let message):
-            let at = path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            let at = codingPathText(path)
             return at.isEmpty ? message : "\(at): \(message)"
         }
     }
+}
+
+/// A decoding path as people read it: `landmarks[0].points[2]`.
+func codingPathText(_ path: [any CodingKey]) -> String {
+    let p = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    return p.hasPrefix(".") ? String(p.dropFirst()) : p
 }

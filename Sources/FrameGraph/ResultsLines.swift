@@ -51,16 +51,18 @@ public enum ResultsLines {
 
     private static func explain(_ error: DecodingError) -> String {
         func at(_ path: [any CodingKey]) -> String {
-            let p = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return p.isEmpty ? "" : " at \(p.hasPrefix(".") ? String(p.dropFirst()) : p)"
+            let p = codingPathText(path)
+            return p.isEmpty ? "" : " at \(p)"
         }
         switch error {
         case .keyNotFound(let key, let context): return "missing field '\(key.stringValue)'\(at(context.codingPath))"
         case .typeMismatch(let type, let context): return "expected \(type)\(at(context.codingPath)): \(context.debugDescription)"
-        case .valueNotFound(let type, let context): return "expected \(type)\(at(context.codingPath)), found null"
+        case .valueNotFound(let type, let context):
+            let found = context.debugDescription.lowercased().contains("at end") ? "the list ends early" : "found null"
+            return "expected \(type)\(at(context.codingPath)): \(found)"
         case .dataCorrupted(let context):
             if let underlying = context.underlyingError as? ResultsDecodingError { return underlying.description }
-            return "not valid JSON\(at(context.codingPath)): \(context.debugDescription)"
+            return "not valid JSON, or a number out of range\(at(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "\(error)"
         }
     }

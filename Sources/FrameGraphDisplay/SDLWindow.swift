@@ -24,6 +24,10 @@ final class SDLWindow {
         // FrameGraph handles Ctrl-C itself; SDL must not turn it into a window-close event.
         SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1")
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")
+        // A real window or an error: without this, SDL falls back to drivers that show nothing
+        // (KMS/DRM on a console, offscreen) and the run would look fine with no picture anywhere.
+        // SDL_VIDEODRIVER in the environment still wins (SDL reads it first).
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, "x11,wayland")
         guard SDL_InitSubSystem(UInt32(SDL_INIT_VIDEO)) == 0 else { throw DisplayError.cannotOpen(Self.lastError()) }
         videoStarted = true
         var w = Int32(clamping: width), h = Int32(clamping: height)
