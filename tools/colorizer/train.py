@@ -456,6 +456,104 @@ class FullResPhotos:
         return {T: (math.sqrt(se / self.n) / self.rmse0, float(np.mean(cf)) / self.cf0) for T, (se, cf) in out.items()}
 
 
+class OnnxTeacher(nn.Module):
+    """An exported colorizer ONNX (ours: Conv/Relu/Add/Resize x2/Constant/Mul/Softmax, BatchNorm folded) run
+    in PyTorch up to its logits (the input of the Mul(1/T) before the Softmax), for distillation. Its bins
+    (the decoding Conv's weights) are mapped onto ours: teacher probabilities are scattered into our Q bins."""
+
+    def __init__(self, path, centres):
+        super().__init__()
+        import onnx
+        from onnx import numpy_helper
+        m = onnx.load(path)
+        g = m.graph
+        self.nodes = []
+        init = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in g.initializer}
+        self.params = nn.ParameterDict()
+        self.names = {}
+        for k, v in init.items():
+            key = "p%d" % len(self.names)
+            self.names[k] = key
+            self.params[key] = nn.Parameter(v.float(), requires_grad=False)
+        self.consts = {}
+        sm = [n for n in g.node if n.op_type == "Softmax"][0]
+        mul = [n for n in g.node if n.output[0] == sm.input[0]][0]
+        consts_out = {n.output[0] for n in g.node if n.op_type == "Constant"}
+        self.logits_name = [i for i in mul.input if i not in consts_out and i not in init][0]
+        cin = [i for i in mul.input if i != self.logits_name][0]
+        cval = init[cin] if cin in init else torch.from_numpy(numpy_helper.to_array(
+            [a for a in [n for n in g.node if n.output[0] == cin][0].attribute if a.name == "value"][0].t).copy())
+        self.graph_T = float(1.0 / cval.reshape(-1)[0])                         # the temperature in its graph
+        dec = [n for n in g.node if n.op_type == "Conv" and n.input[0] == sm.output[0]][0]
+        tc = init[dec.input[1]].reshape(2, -1).t().numpy()                      # teacher bin centres [Qt,2]
+        d = ((tc[:, None, :] - np.asarray(centres)[None]) ** 2).sum(-1)
+        self.register_buffer("index", torch.as_tensor(d.argmin(1), dtype=torch.long))
+        self.map_err = float(np.sqrt(d.min(1)).max())
+        self.Q = len(centres)
+        for n in g.node:
+            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
+            if n.op_type == "Constant":
+                self.consts[n.output[0]] = torch.from_numpy(numpy_helper.to_array(attrs["value"]).copy())
+                continue
+            self.nodes.append((n.op_type, list(n.input), n.output[0], attrs))
+            if n.output[0] == self.logits_name:
+                break
+
+    def _get(self, env, name):
+        if name in env:
+            return env[name]
+        if name in self.names:
+            return self.params[self.names[name]]
+        return self.consts[name].to(next(iter(env.values())).device)
+
+    @torch.no_grad()
+    def forward(self, x, T=1.0):
+        """x [N,1,256,256] -> teacher probabilities over OUR bins [N,Q,64,64] (softmax of logits / T)."""
+        env = {"L": x.float()}
+        for op, ins, out, at in self.nodes:
+            if op == "Conv":
+                w = self._get(env, ins[1])
+                b = self._get(env, ins[2]) if len(ins) > 2 and ins[2] else None
+                pads = at.get("pads", [0, 0, 0, 0])
+                env[out] = F.conv2d(self._get(env, ins[0]), w, b, stride=tuple(at.get("strides", [1, 1])),
+                                    padding=(pads[0], pads[1]), groups=at.get("group", 1))
+            elif op == "Relu":
+                env[out] = F.relu(self._get(env, ins[0]))
+            elif op == "Add":
+                env[out] = self._get(env, ins[0]) + self._get(env, ins[1])
+            elif op == "Mul":
+                env[out] = self._get(env, ins[0]) * self._get(env, ins[1])
+            elif op == "Resize":
+                assert at.get("mode") in (b"linear", "linear") and at.get("coordinate_transformation_mode") in (b"half_pixel", "half_pixel")
+                sc = self._get(env, ins[2])
+                assert float(sc[2]) == 2.0 and float(sc[3]) == 2.0
+                env[out] = F.interpolate(self._get(env, ins[0]), scale_factor=2.0, mode="bilinear", align_corners=False)
+            else:
+                raise ValueError("teacher op not supported: " + op)
+        lg = env[self.logits_name]
+        p = torch.softmax(lg / T, dim=1)
+        full = torch.zeros(p.shape[0], self.Q, *p.shape[2:], device=p.device, dtype=p.dtype)
+        full[:, self.index] = p
+        return full
+
+
+@torch.no_grad()
+def recompute_bn(net, batches):
+    """BatchNorm running statistics re-estimated (cumulative average) over the given input batches."""
+    moms = {}
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.reset_running_stats()
+            moms[m] = m.momentum
+            m.momentum = None
+    net.train()
+    for x in batches:
+        net(x)
+    for m, mo in moms.items():
+        m.momentum = mo
+    net.eval()
+
+
 def export_onnx(model_cpu, centres, T, path, log):
     exp = Exported(model_cpu, centres, T).eval()
     dummy = torch.zeros(1, 1, IMG, IMG)
@@ -518,6 +616,13 @@ def main():
     ap.add_argument("--photo-mse", type=float, default=0.0,
                     help="weight of the mean squared a/b error (Lab units^2) of the decoded photo predictions")
     ap.add_argument("--mse-T", type=float, default=0.7, help="annealed-mean temperature of that term")
+    ap.add_argument("--distill", help="teacher ONNX (e.g. v1's colorizer.onnx): on the photo rows, the target becomes "
+                    "(1 - w) * the soft-encoded true a/b + w * the teacher's distribution (softmax of its logits / --distill-T)")
+    ap.add_argument("--distill-w", type=float, default=0.5)
+    ap.add_argument("--distill-T", type=float, default=1.0)
+    ap.add_argument("--swa", action="store_true",
+                    help="also a candidate: the uniform average of the EMA snapshots after --select-after (BatchNorm "
+                         "statistics re-estimated on training batches)")
     ap.add_argument("--mid", action="store_true", help="also export the EMA at half time (colorizer_mid.onnx)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -588,6 +693,21 @@ def main():
         assert np.allclose(np.asarray(ck["centres"]), centres), "bins of --init differ"
         net.load_state_dict(ck["state"])
         log(f"initialised from {a.init}")
+    teacher = None
+    if a.distill:
+        teacher = OnnxTeacher(a.distill, centres).to(dev).eval()
+        try:
+            import onnxruntime as ort
+            xin = torch.rand(2, 1, IMG, IMG) * 2 - 1
+            s_ = ort.InferenceSession(a.distill, providers=["CPUExecutionProvider"])
+            want = np.concatenate([s_.run(None, {"L": xin[i:i + 1].numpy()})[0] for i in range(2)])
+            tT = teacher.graph_T
+            got = torch.einsum("nqhw,qc->nchw", teacher(xin.to(dev), T=tT), centres_t).cpu().numpy()
+            log(f"teacher {a.distill}: {len(teacher.index)} bins mapped (max centre error {teacher.map_err:.3g}), "
+                f"T in its graph {tT}, max |teacher(torch) - onnxruntime| {np.abs(got - want).max():.2e}")
+            assert np.abs(got - want).max() < 0.5, "teacher does not reproduce its ONNX"
+        except ImportError:
+            log("onnxruntime missing: teacher not checked")
     macs = count_macs(Exported(net, centres, a.T).to(dev).eval(), (1, 1, IMG, IMG))
     nparams = sum(p.numel() for p in net.parameters())
     log(f"model: {nparams} params, {macs / 1e6:.1f} MMAC ({2 * macs / 1e9:.3f} GFLOP) per 256x256 prediction")
@@ -648,7 +768,20 @@ def main():
         if a.skin_weight != 1.0:
             extra = torch.ones(ab_small.shape[0], *ab_small.shape[2:], device=dev)
             extra[:2 * npairs] += (a.skin_weight - 1.0) * skin_hued_t(abc).float()
-        loss = loss_fn(logits, ab_small, centres_t, class_w, extra)
+        if teacher is None:
+            loss = loss_fn(logits, ab_small, centres_t, class_w, extra)
+        else:     # photo rows: mix the true soft target with the teacher's distribution
+            nc = 2 * npairs
+            lc = loss_fn(logits[:nc], abc, centres_t, class_w, extra[:nc] if extra is not None else None) if nc else 0.0
+            idx, w_, nearest = soft_encode(abp, centres_t)
+            tgt = torch.zeros(abp.shape[0], Q, *abp.shape[2:], device=dev)
+            tgt.scatter_(1, idx, w_)
+            with torch.no_grad():
+                tp = teacher(xp, T=a.distill_T)
+            tgt = (1 - a.distill_w) * tgt + a.distill_w * tp
+            ce = -(F.log_softmax(logits[nc:].float(), dim=1) * tgt).sum(1)
+            lp = (ce * class_w[nearest]).sum()
+            loss = (lc * (nc * OUT_RES * OUT_RES) + lp) / (logits.shape[0] * OUT_RES * OUT_RES)
         tl = torch.zeros((), device=dev)
         if a.temporal > 0:
             pr = annealed(logits[:2 * npairs], centres_t)
@@ -705,6 +838,37 @@ def main():
             row[f"{name}_T{T:g}_rmse_ratio"], row[f"{name}_T{T:g}_colourfulness_ratio"] = r, c
     snapshots.append((len(curves), 1.0, {k_: v.detach().float().cpu().clone() for k_, v in final.state_dict().items()}))
     curves.append(row)
+    final_idx = len(curves) - 1
+    if a.swa:
+        late = [st for _, fr_, st in snapshots if fr_ >= a.select_after]
+        avg = {}
+        for k_ in late[0]:
+            if late[0][k_].is_floating_point():
+                avg[k_] = sum(st[k_] for st in late) / len(late)
+            else:
+                avg[k_] = late[-1][k_]
+        swa = ColorNet(Q).to(dev)
+        swa.load_state_dict(avg)
+        bn_batches = []
+        for _ in range(40):
+            f0, f1 = cams.sample(npairs, IMG)
+            xc, _ = augment(torch.cat([f0, f1]), pair_of=npairs)
+            xp, _ = augment(photos.sample(nphoto, IMG), photometric=a.photo_aug == "strong", damage=a.photo_aug != "mild")
+            bn_batches.append(torch.cat([xc, xp]))
+        recompute_bn(swa, bn_batches)
+        row = dict(t=round(train_s, 1), step=step, lr=0.0, train_loss_aug=None, temporal_term=None,
+                   swa_of=len(late))
+        for k in ev:
+            row[k + "_loss"], row[k + "_rmse_ratio"] = measure(swa, ev[k], centres_t, class_w)
+        for name, fr in (("photos_heldout_full", fr_ho), ("val20_full", fr_val)):
+            for T, (r, c) in fr(swa, centres_t, select_temps).items():
+                row[f"{name}_T{T:g}_rmse_ratio"], row[f"{name}_T{T:g}_colourfulness_ratio"] = r, c
+        snapshots.append((len(curves), 1.0, {k_: v.detach().float().cpu().clone() for k_, v in swa.state_dict().items()}))
+        curves.append(row)
+        log(f"SWA of {len(late)} snapshots: cam-train {row['webcam_train_rmse_ratio']:.3f} photo-train "
+            f"{row['photos_train_rmse_ratio']:.3f} | full-res held-out photos (rmse, colour) "
+            + " ".join(f"T{T:g} {row[f'photos_heldout_full_T{T:g}_rmse_ratio']:.3f},"
+                       f"{row[f'photos_heldout_full_T{T:g}_colourfulness_ratio']:.3f}" for T in select_temps))
     json.dump(curves, open(os.path.join(a.out, "curves.json"), "w"), indent=0)
 
     # selection, on the 20 held-out TRAINING photos only: among snapshots after --select-after and the
@@ -722,7 +886,7 @@ def main():
                "on the 20 held-out training photos (full resolution); reference %s" % (a.select_after, select_temps, a.ref),
                margin=best[0], row=best[1], step=curves[best[1]]["step"], t=curves[best[1]]["t"], T=best[2],
                heldout_rmse_ratio=best[3], heldout_colourfulness_ratio=best[4],
-               final_row=len(curves) - 1)
+               final_row=final_idx, swa_row=len(curves) - 1 if a.swa else None)
     log("selected:", json.dumps(sel))
     chosen = ColorNet(Q)
     chosen.load_state_dict(snapshots[[s_[0] for s_ in snapshots].index(best[1])][2])
@@ -737,6 +901,8 @@ def main():
                    webcam_frac=a.webcam_frac, temporal=a.temporal, photo_aug=a.photo_aug, lam=a.lam, lr=a.lr, wd=a.wd,
                    init=os.path.basename(a.init) if a.init else None, photo_rot=a.photo_rot, photo_smin=a.photo_smin,
                    photo_mse=a.photo_mse, mse_T=a.mse_T, skin_weight=a.skin_weight, warmup=a.warmup,
+                   distill=os.path.basename(a.distill) if a.distill else None, distill_w=a.distill_w,
+                   distill_T=a.distill_T, swa=a.swa,
                    selection=sel,
                    webcam_train_clips=sorted(wtrain), webcam_heldout_clips=sorted(wheld)),
               open(os.path.join(a.out, "summary.json"), "w"), indent=1)
