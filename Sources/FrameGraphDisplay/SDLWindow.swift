@@ -1,4 +1,5 @@
 import CSDL2
+import Foundation
 import FrameGraph
 
 /// An SDL2 window with a renderer and one streaming texture: the thin owning wrapper over SDL's
@@ -27,8 +28,13 @@ final class SDLWindow {
         // A real window or an error: without this, SDL falls back to drivers that show nothing
         // (KMS/DRM on a console, offscreen) and the run would look fine with no picture anywhere.
         // SDL_VIDEODRIVER in the environment still wins (SDL reads it first).
-        SDL_SetHint(SDL_HINT_VIDEODRIVER, "x11,wayland")
-        guard SDL_InitSubSystem(UInt32(SDL_INIT_VIDEO)) == 0 else { throw DisplayError.cannotOpen(Self.lastError()) }
+        let env = ProcessInfo.processInfo.environment
+        let x11 = env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }, wayland = env["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, [x11.map { _ in "x11" }, wayland.map { _ in "wayland" }].compactMap { $0 }.joined(separator: ","))
+        guard SDL_InitSubSystem(UInt32(SDL_INIT_VIDEO)) == 0 else {
+            let on = [x11.map { "X display \($0)" }, wayland.map { "Wayland display \($0)" }].compactMap { $0 }.joined(separator: " or ")
+            throw DisplayError.cannotOpen("\(on.isEmpty ? "no display" : on) cannot be used (SDL: \(Self.lastError()))")
+        }
         videoStarted = true
         var w = Int32(clamping: width), h = Int32(clamping: height)
         var usable = SDL_Rect()
