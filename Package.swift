@@ -81,6 +81,7 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: ["NeuralGraph", "XNNPACKRuntime"], path: "tools/fuzz/targets/FuzzSupport"),
         .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-tflite"),
         .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", "ONNXImport"], path: "tools/fuzz/targets/fuzz-onnx"),
+        .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
         .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.

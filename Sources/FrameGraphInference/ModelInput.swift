@@ -16,7 +16,28 @@ public final class ModelInput {
         case lightness
     }
 
+    /// How a frame of another shape is fitted to the model's input.
+    public enum Fit: String, Sendable, Equatable {
+        /// Scaled to the input's size, aspect ignored (MediaPipe's selfie segmentation).
+        case stretch
+        /// Scaled to fit inside it, aspect kept, centred, black around (MediaPipe's face detection);
+        /// results are mapped back to the frame (``Letterbox``).
+        case letterbox
+    }
+
+    /// Where a frame lands inside the model's input when letterboxed, in normalised input
+    /// coordinates: a frame point (fx, fy) is at (x + fx·width, y + fy·height).
+    public struct Letterbox: Sendable, Equatable {
+        public var x: Float, y: Float, width: Float, height: Float
+
+        /// Results in input coordinates, re-expressed in the frame's.
+        public func unproject(_ results: Results) -> Results {
+            results.mapped(scaleX: 1 / width, scaleY: 1 / height, offsetX: -x / width, offsetY: -y / height)
+        }
+    }
+
     let content: Content
+    let fit: Fit
     let width: Int
     let height: Int
     let channels: Int
@@ -27,8 +48,9 @@ public final class ModelInput {
     private let rgb: Frame
     private var lightnessRows: LightnessRows
 
-    init(width: Int, height: Int, channels: Int, content: Content = .rgb, normalization: InputNormalization) {
+    init(width: Int, height: Int, channels: Int, content: Content = .rgb, normalization: InputNormalization, fit: Fit = .stretch) {
         self.content = content
+        self.fit = fit
         self.width = width
         self.height = height
         self.channels = channels
@@ -45,14 +67,42 @@ public final class ModelInput {
         try fill(buffer.pointer, from: frame)
     }
 
+    /// Where a `frameWidth`×`frameHeight` frame lands in the input (the whole input when stretched).
+    func letterbox(frameWidth: Int, frameHeight: Int) -> Letterbox {
+        let r = placement(frameWidth: frameWidth, frameHeight: frameHeight)
+        return Letterbox(x: Float(r.x) / Float(width), y: Float(r.y) / Float(height),
+                         width: Float(r.width) / Float(width), height: Float(r.height) / Float(height))
+    }
+
+    /// The pixel rectangle of the input that the frame is scaled into.
+    private func placement(frameWidth: Int, frameHeight: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        guard fit == .letterbox, frameWidth > 0, frameHeight > 0 else { return (0, 0, width, height) }
+        let scale = min(Double(width) / Double(frameWidth), Double(height) / Double(frameHeight))
+        let w = max(1, min(width, Int((Double(frameWidth) * scale).rounded()))), h = max(1, min(height, Int((Double(frameHeight) * scale).rounded())))
+        return ((width - w) / 2, (height - h) / 2, w, h)
+    }
+
+    /// The rectangle the last letterboxed frame was scaled into (its borders are black already).
+    private var lastPlacement: (x: Int, y: Int, width: Int, height: Int)?
+
     /// Writes `frame` into `count` floats at `destination`.
     func fill(_ destination: UnsafeMutablePointer<Float>, from frame: Frame) throws {
         if frame.format == rgb.format && frame.width == width && frame.height == height {
             normalize(frame, into: destination)
-        } else {
-            if !resample.convert(frame, into: rgb) { try scaler.scale(frame, into: rgb) }
-            normalize(rgb, into: destination)
+            return
         }
+        let r = placement(frameWidth: frame.width, frameHeight: frame.height)
+        var target = rgb
+        if r.width != width || r.height != height {
+            if !(lastPlacement.map { $0 == r } ?? false) {
+                // Black around the picture (MediaPipe pads with zero pixels, before normalising).
+                for y in 0..<height { rgb.row(y).update(repeating: 0) }
+                lastPlacement = r
+            }
+            target = rgb.cropped(x: r.x, y: r.y, width: r.width, height: r.height)
+        }
+        if !resample.convert(frame, into: target) { try scaler.scale(frame, into: target) }
+        normalize(rgb, into: destination)
     }
 
     private func normalize(_ frame: Frame, into destination: UnsafeMutablePointer<Float>) {

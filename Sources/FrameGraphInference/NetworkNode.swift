@@ -25,10 +25,14 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         public var normalization: InputNormalization?
         /// What the model sees: RGB (default) or the Lab lightness L (0…100, a colorizer's input).
         public var input: ModelInput.Content = .rgb
-        public init(threads: Int = OptionSpecs.threads.defaultValue, normalization: InputNormalization? = nil, input: ModelInput.Content = .rgb) {
+        /// How a frame of another shape is fitted to the model's input (results come back in the frame's coordinates).
+        public var fit: ModelInput.Fit = .stretch
+        public init(threads: Int = OptionSpecs.threads.defaultValue, normalization: InputNormalization? = nil, input: ModelInput.Content = .rgb,
+                    fit: ModelInput.Fit = .stretch) {
             self.threads = threads
             self.normalization = normalization
             self.input = input
+            self.fit = fit
         }
     }
 
@@ -52,6 +56,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     }
 
     override public var kind: String { "network" }
+    override public var outputKind: StreamKind { decoder.emits }
     override public var execution: Execution { .worker }
     override public var filesRead: [String] {
         (try? ModelLoader.resolve(modelReference, roots: modelSearchRoots)).map { [$0] } ?? []
@@ -73,7 +78,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         let fallback: InputNormalization = options.input == .lightness ? .lightness : .unit
         let normalization = options.normalization ?? InputNormalization.mediaPipe(forModelNamed: modelReference) ?? fallback
         input = ModelInput(width: info.shape[2], height: info.shape[1], channels: info.shape[3], content: options.input,
-                           normalization: normalization)
+                           normalization: normalization, fit: options.fit)
         let outputs = (0..<predictor.outputCount).map { (predictor.outputInfo($0).name, predictor.outputInfo($0).shape) }
         return try decoder.negotiate(outputs: outputs, input: frame, node: name)
     }
@@ -126,7 +131,12 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     private func predictAndDecode(_ predictor: Predictor, for frame: Frame) throws -> Frame? {
         try predictor.predict()
         if replaceNonFinite(in: predictor) { counters.update { $0.nonFinite += 1 } }
-        return try decoder.decode(predictor, for: frame)
+        var out = try decoder.decode(predictor, for: frame)
+        if let input, input.fit == .letterbox, let results = out?.results {
+            // Found in the letterboxed input: back to the frame's own coordinates.
+            out?.results = input.letterbox(frameWidth: frame.width, frameHeight: frame.height).unproject(results)
+        }
+        return out
     }
 
     /// Replaces NaN and ±infinity in every output by 0, so that no decoder or composite sees them

@@ -9,4 +9,10 @@ public protocol OutputDecoder: AnyObject {
     func negotiate(outputs: [(name: String, shape: [Int])], input: FrameDescription, node: String) throws -> FrameDescription
     /// Decodes the predictor's outputs for `frame` (the frame that went in).
     func decode(_ predictor: Predictor, for frame: Frame) throws -> Frame?
+    /// What the decoder emits: frames (a mask, a/b planes) or results (detections). Default: frames.
+    var emits: StreamKind { get }
+}
+
+extension OutputDecoder {
+    public var emits: StreamKind { .frames }
 }

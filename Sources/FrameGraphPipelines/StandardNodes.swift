@@ -71,6 +71,17 @@ extension NodeCatalog {
             node.modelSearchRoots = [o.projectFolder]
             return node
         },
+        NodeType(name: "detect-faces", role: .filter,
+                 summary: "face detector (MediaPipe's BlazeFace, short range) on its own worker: frame → results (boxes, 6 keypoints)",
+                 options: FaceDetection.OptionSpecs.all) { name, o in
+            typealias S = FaceDetection.OptionSpecs
+            let node = FaceDetection.node(name: name, model: try o.value(S.model), threads: try o.value(S.threads),
+                                          minScore: Float(try o.value(S.minScore)), maxFaces: try o.value(S.maxFaces),
+                                          overlap: Float(try o.value(S.overlap)),
+                                          algorithm: NonMaxSuppression.Algorithm(rawValue: try o.value(S.suppression)) ?? .weighted)
+            node.modelSearchRoots = [o.projectFolder]
+            return node
+        },
         NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness",
                  options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,
                            NetworkNode.OptionSpecs.lightnessScale.spec, NetworkNode.OptionSpecs.lightnessOffset.spec,

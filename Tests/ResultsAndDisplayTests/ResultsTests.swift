@@ -1,5 +1,6 @@
 import Foundation
-import FrameGraph
+@testable import FrameGraph
+import FrameGraphDraw
 import FrameGraphMedia
 import Testing
 import TestSupport
@@ -118,6 +119,37 @@ final class KnownResults: FilterNode, @unchecked Sendable {
         let report = try GraphRunner(sources: [s], options: RunOptions(mode: .live, clock: ManualClock())).run()
         #expect(report.failure == nil)
         #expect(try ResultsLines.read(path: path).map(\.index) == Array(0..<30))
+    }
+
+    /// Mutated results lines: every line is refused with an error or read; a line that is read
+    /// writes and reads back equal, and draws without trouble (tools/fuzz/run.sh results runs the
+    /// same under libFuzzer for longer).
+    @Test func mutatedResultsLinesAreRefusedOrRoundTrip() throws {
+        let seed = Array(try ResultsLines.encode(TimedResults(index: 7, time: 0.25, width: 64, height: 48,
+                                                              results: KnownResults.results(for: 4, producer: "faces"))))
+        let alphabet = Array("0123456789-.e,[]{}\":nultrfa ".utf8)
+        var rng = SplitMix64(seed: 19)
+        let node = Annotate(name: "fuzz", style: .init(textSize: 12), resultPorts: 0)
+        _ = try node.negotiate(inputs: [FrameDescription(format: .yuv420p, width: 64, height: 48)])
+        let canvas = Frame.make(.yuv420p, width: 64, height: 48)
+        var accepted = 0
+        for _ in 0..<3000 {
+            var bytes = seed
+            for _ in 0..<Int(rng.next() % 4 + 1) {
+                let at = Int(rng.next() % UInt64(bytes.count))
+                switch rng.next() % 3 {
+                case 0: bytes[at] = alphabet[Int(rng.next() % UInt64(alphabet.count))]
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(alphabet[Int(rng.next() % UInt64(alphabet.count))], at: at)
+                }
+            }
+            guard let record = try? ResultsLines.decode(Data(bytes)) else { continue }
+            accepted += 1
+            let again = try ResultsLines.decode(try ResultsLines.encode(record))
+            #expect(again == record.finite())
+            node.draw([record.results], on: canvas, hudLine: "x")
+        }
+        #expect(accepted > 100, "mutations read: \(accepted)")
     }
 
     @Test func aCropReprojectsTheResultsItCarries() {

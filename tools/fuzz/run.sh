@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds one of FrameGraph's libFuzzer targets with AddressSanitizer and runs it.
 #
-#   tools/fuzz/run.sh tflite|onnx|pipeline SECONDS [libFuzzer options…]
+#   tools/fuzz/run.sh tflite|onnx|pipeline|results SECONDS [libFuzzer options…]
 #
 # tflite:   TFLite flatbuffers → import → resource checks → compile → one prediction
 # onnx:     ONNX protobuf → the same
 # pipeline: pipeline description text → parser → builder
+# results:  a results-file line (JSON) → decoder → encoder → annotate's drawing on small frames
 #
 # The corpus lives in .build-fuzz/corpus/TARGET (seeded from the real models and pipeline files, so
 # runs build on each other); crashes go to .build-fuzz/artifacts/TARGET/. A crash replays without
@@ -16,8 +17,8 @@ cd "$(dirname "$0")/../.."
 target=${1:-}
 seconds=${2:-60}
 case "$target" in
-  tflite|onnx|pipeline) ;;
-  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline SECONDS [libFuzzer options…]" >&2; exit 2 ;;
+  tflite|onnx|pipeline|results) ;;
+  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results SECONDS [libFuzzer options…]" >&2; exit 2 ;;
 esac
 shift 2 || shift $#
 product="fuzz-$target"
@@ -40,6 +41,9 @@ case "$target" in
   pipeline)
     for f in pipelines/*.fg; do cp -n "$f" "$corpus/$(basename "$f")"; done
     extra=(-max_len=4096 -dict=tools/fuzz/pipeline.dict) ;;
+  results)
+    cp -n tools/fuzz/results-seed.jsonl "$corpus"/ 2>/dev/null || true
+    extra=(-max_len=8192 -dict=tools/fuzz/results.dict) ;;
 esac
 exec ".build-fuzz/release/$product" "$corpus" -max_total_time="$seconds" -rss_limit_mb=3072 -timeout=20 \
   -artifact_prefix="$artifacts" -print_final_stats=1 "${extra[@]}" "$@"
