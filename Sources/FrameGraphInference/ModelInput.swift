@@ -30,6 +30,13 @@ public final class ModelInput {
     public struct Letterbox: Sendable, Equatable {
         public var x: Float, y: Float, width: Float, height: Float
 
+        public init(x: Float, y: Float, width: Float, height: Float) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+
         /// Results in input coordinates, re-expressed in the frame's.
         public func unproject(_ results: Results) -> Results {
             results.mapped(scaleX: 1 / width, scaleY: 1 / height, offsetX: -x / width, offsetY: -y / height)

@@ -42,6 +42,13 @@ public struct SSDAnchorOptions: Sendable, Equatable {
 /// One anchor: centre and size, normalised.
 public struct SSDAnchor: Sendable, Equatable {
     public var x: Float, y: Float, width: Float, height: Float
+
+    public init(x: Float, y: Float, width: Float, height: Float) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
 }
 
 extension SSDAnchorOptions {
