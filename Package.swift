@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "ModelStore", "FrameGraphCamera",
                                                               "FrameGraphDraw", "FrameGraphDisplay"]),
         // Micro-benchmarks that print figures (Lab conversion …).
-        .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport"]),
+        .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw"]),
         // The command-line tool.
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera",
                                                              "XNNPACKRuntime", "NeuralGraph", "ModelStore", "FrameGraphMedia", "FrameGraphDisplay"]),
@@ -75,6 +75,9 @@ let package = Package(
                           path: "samples/ColorizeFile"),
         .executableTarget(name: "sample-segment-callback", dependencies: ["FrameGraph", "FrameGraphInference", "FrameGraphMedia"],
                           path: "samples/SegmentWithCallback"),
+
+        .executableTarget(name: "sample-face-results", dependencies: ["FrameGraph", "FrameGraphInference", "FrameGraphMedia"],
+                          path: "samples/FaceResults"),
 
         // libFuzzer targets (tools/fuzz/run.sh builds them with -D FUZZING -sanitize=fuzzer,address);
         // a normal build makes them replay tools: `fuzz-tflite FILE…` runs each input once.
@@ -96,7 +99,7 @@ let package = Package(
                                                                   "FrameGraphMedia", "NeuralGraph", "ModelStore", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "CameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
-        .testTarget(name: "ResultsAndDisplayTests", dependencies: ["FrameGraph", "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphMedia",
+        .testTarget(name: "ResultsAndDisplayTests", dependencies: ["FrameGraph", "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphMedia", "FrameGraphInference",
                                                                  "FrameGraphPipelines", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
     ],

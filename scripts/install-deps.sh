@@ -6,7 +6,7 @@ packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libswresample
           gcc make libjpeg62-turbo-dev   # these three build the emulated camera (Tests/FakeCamera)
           stress-ng                      # tools/test-under-load.sh keeps a core busy with it
           libfreetype-dev fonts-dejavu-core libsdl2-dev   # annotate (text) and display (preview window)
-          xvfb xdotool x11-apps)         # the preview-window tests: a virtual X server, key presses, xwd screenshots
+          xvfb xdotool x11-apps x11-utils)  # the preview-window tests: a virtual X server, key presses, screenshots (xwd, xwininfo)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -135,7 +135,7 @@ public final class DisplaySink: SinkNode, @unchecked Sendable {
 extension DisplaySink {
     /// The options of the `display` node type.
     public enum OptionSpecs {
-        public static let title = NodeOption.text("title", default: "", "window title (default: FrameGraph: PIPELINE)")
+        public static let title = NodeOption<String?>.text("title", required: false, "window title (default: FrameGraph: PIPELINE)")
         public static let all = [title.spec]
     }
 }

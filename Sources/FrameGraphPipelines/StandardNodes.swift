@@ -144,7 +144,7 @@ extension NodeCatalog {
                  options: DisplaySink.OptionSpecs.all) { name, o in
             let given = try o.value(DisplaySink.OptionSpecs.title)
             let file = URL(fileURLWithPath: o.pipelineFile).deletingPathExtension().lastPathComponent
-            return DisplaySink(name: name, title: given.isEmpty ? "FrameGraph: \(file)" : given)
+            return DisplaySink(name: name, title: given.flatMap { $0.isEmpty ? nil : $0 } ?? "FrameGraph: \(file)")
         },
         NodeType(name: "encode", role: .sink,
                  summary: "video file (.mp4 .mov .mkv .webm; h264 h265 vp9 av1 ffv1 prores) with the source's timing, audio and tags, or an image sequence",

@@ -54,4 +54,14 @@ import TestSupport
         #expect(coverage.count == 300 && coverage.allSatisfy { $0 > 20 && $0 < 90 }, "\(lines.prefix(3))")
         #expect(r.stdout.contains("300 masks"))
     }
+
+    @Test(.enabled(if: TestEnvironment.portraitSample != nil, "needs samples/media/portrait.mp4 (tools/make-samples.sh)"))
+    func theStreamSampleGetsTheFacesOfEveryFrame() throws {
+        let r = try sample("sample-face-results", [try #require(input)])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").filter { $0.hasPrefix("t=") }
+        #expect(lines.count == 300)
+        #expect(lines.allSatisfy { $0.contains("faces 1  ") }, "\(lines.prefix(3))")
+        #expect(r.stdout.contains("300 frames with results"))
+    }
 }
