@@ -109,6 +109,7 @@ public struct RunReport: Codable, Sendable {
         nodes = []
         var framesIn = 0, atSource = 0, corrupt = 0, nonFinite = 0, rate = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
         var primary: NodeCounters.Snapshot?
+        var primaryIsVideo = false
         for node in graphNodes {
             let s = node.counters.snapshot
             let isSink = node.execution == .sink
@@ -137,7 +138,15 @@ public struct RunReport: Codable, Sendable {
                 late += s.droppedLate
                 if node.execution == .worker { busy += s.droppedBusy }
             }
-            if isSink && primary == nil { primary = s }
+            // The run's output figures come from its first video output (not a results file or a
+            // tap, whose items are not paced by the clock); failing that, from its first sink.
+            if isSink, let sink = node as? SinkNode {
+                let isVideo = sink.isClocked && sink.inputKinds.first == .frames
+                if primary == nil || (isVideo && !primaryIsVideo) {
+                    primary = s
+                    primaryIsVideo = isVideo
+                }
+            }
         }
         self.framesIn = framesIn
         droppedAtSource = atSource
