@@ -82,6 +82,24 @@ extension NodeCatalog {
             node.modelSearchRoots = [o.projectFolder]
             return node
         },
+        NodeType(name: "face-landmarks", role: .filter,
+                 summary: "face mesh as MediaPipe's: BlazeFace finds faces, 468 landmarks per face, tracked from frame to frame (worker): frame → results",
+                 options: FaceLandmarksNode.OptionSpecs.all) { name, o in
+            typealias S = FaceLandmarksNode.OptionSpecs
+            var options = FaceLandmarksNode.Options()
+            options.maxFaces = try o.value(S.maxFaces)
+            options.minDetectionScore = Float(try o.value(S.minScore))
+            options.minPresence = Float(try o.value(S.minPresence))
+            options.detectEvery = try o.value(S.detectEvery)
+            options.lines = FaceLandmarksNode.Lines(rawValue: try o.value(S.lines)) ?? .contours
+            options.threads = try o.value(S.threads)
+            if try o.value(S.smoothing) == "one-euro" {
+                options.smoothing = OneEuroFilter.Settings(minCutoff: Float(try o.value(S.minCutoff)), beta: Float(try o.value(S.beta)))
+            }
+            let node = FaceLandmarksNode(name: name, detectorModel: try o.value(S.detector), landmarkModel: try o.value(S.model), options: options)
+            node.modelSearchRoots = [o.projectFolder]
+            return node
+        },
         NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness",
                  options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,
                            NetworkNode.OptionSpecs.lightnessScale.spec, NetworkNode.OptionSpecs.lightnessOffset.spec,

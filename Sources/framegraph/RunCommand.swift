@@ -61,6 +61,7 @@ struct RunCommand {
         if arguments.has("preview") { attachPreview(to: pipeline, file: path) }
         let limits = try ModelCommand.limits(arguments)
         for node in pipeline.nodes.compactMap({ $0.node as? NetworkNode }) { node.modelLimits = limits }
+        for node in pipeline.nodes.compactMap({ $0.node as? FaceLandmarksNode }) { node.modelLimits = limits }
         let runner = try GraphRunner(sources: pipeline.sources, options: options)
         // Outputs against inputs before anything is written, the stats of an early interrupt included.
         try runner.checkFiles()

@@ -45,8 +45,8 @@ all_ok() {
   done
 }
 
-if all_ok; then
-  echo "fetch_mediapipe_models: all 4 models present and verified in $CACHE_DIR"
+if all_ok && [[ -f "$CACHE_DIR/face_mesh_connections.json" ]]; then
+  echo "fetch_mediapipe_models: all 4 models and the face mesh lines present and verified in $CACHE_DIR"
   exit 0
 fi
 
@@ -85,4 +85,32 @@ EOF
     status=1
   fi
 done
+
+# The face mesh's lines (which of the 468 points are joined when drawn), as data: MediaPipe's
+# face_mesh_connections.py from the same wheel (Apache-2.0), verified, read with Python's ast
+# (literals only, nothing executed) into face_mesh_connections.json.
+CONNECTIONS_SHA256="cc7171e44d0612db38720cb2fd2516c395992cdd7457efe341543be6f3c22d87"
+"$PYTHON" - "$WHEEL" "$CONNECTIONS_SHA256" "$CACHE_DIR/face_mesh_connections.json" <<'EOF' || status=1
+import ast, hashlib, json, os, sys, zipfile
+whl, want, dst = sys.argv[1:]
+source = zipfile.ZipFile(whl).read("mediapipe/python/solutions/face_mesh_connections.py")
+got = hashlib.sha256(source).hexdigest()
+if got != want:
+    sys.exit(f"fetch_mediapipe_models: face_mesh_connections.py SHA-256 mismatch: got {got}, want {want}")
+sets = {}
+for node in ast.parse(source).body:
+    if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+        continue
+    name, call = node.targets[0].id, node.value
+    if call.args and isinstance(call.args[0], ast.List) and all(isinstance(e, ast.Tuple) for e in call.args[0].elts):
+        sets[name] = set(ast.literal_eval(call.args[0]))          # frozenset([(a, b), ...])
+    elif call.args and isinstance(call.args[0], ast.Starred):      # frozenset().union(*[A, B, ...])
+        sets[name] = set().union(*(sets[e.id] for e in call.args[0].value.elts))
+out = {"source": "mediapipe 0.10.21 face_mesh_connections.py (Apache-2.0)",
+       "tesselation": sorted(sets["FACEMESH_TESSELATION"]), "contours": sorted(sets["FACEMESH_CONTOURS"])}
+with open(dst + ".tmp", "w") as f:
+    json.dump(out, f)
+os.replace(dst + ".tmp", dst)
+print(f"fetch_mediapipe_models: face_mesh_connections.json OK ({len(out['tesselation'])} mesh lines, {len(out['contours'])} contour lines)")
+EOF
 exit $status
