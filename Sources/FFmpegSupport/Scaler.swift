@@ -24,6 +24,10 @@ public final class Scaler {
     }
 
     public let method: Method
+    /// Use swscale's default (fast) Y'CbCr ↔ RGB path, as the ffmpeg tool and OpenCV's video reader
+    /// do, instead of the accurate one: for feeding models the same pixels their reference
+    /// pipelines saw (MediaPipe's face models, fed by OpenCV or ffmpeg). Default false.
+    public var matchesCommonDecoders = false
     private var context: OpaquePointer?
     /// The colour settings given to `context` (set again when either changes).
     private var appliedColor: (context: OpaquePointer, source: ColorDescription, destination: ColorDescription)?
@@ -60,7 +64,7 @@ public final class Scaler {
         // Accurate rounding and full chroma interpolation where the colour model changes: swscale's
         // fast paths are off by up to 3-5 levels in Y'CbCr ↔ RGB (measured on colour bars), more than
         // a round trip may lose. Scaling within one format (a mask, a resize) keeps the fast path.
-        let flags = from.format == to.format ? method.flags : method.flags | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
+        let flags = from.format == to.format || matchesCommonDecoders ? method.flags : method.flags | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_FULL_CHR_H_INP
         context = sws_getCachedContext(context, Int32(from.width), Int32(from.height), from.format,
                                        Int32(to.width), Int32(to.height), to.format, flags, nil, nil, nil)
         guard let context else {

@@ -53,6 +53,7 @@ public final class FaceLandmarksNode: FilterNode, @unchecked Sendable {
     private var detectorInput: ModelInput?
     private let detections: DetectionDecoder
     private let sampler = RegionSampler(size: 192, scale: 1 / 255, offset: 0)
+    private let commonRGB = CommonDecoderRGB()
     private var landmarkOutput = 0, presenceOutput = 1
     private var topology: LandmarkTopology?
     /// The faces tracked from the previous frame (their next regions), with their smoothing state.
@@ -134,8 +135,10 @@ public final class FaceLandmarksNode: FilterNode, @unchecked Sendable {
         return options.lines == .mesh ? loaded.mesh : loaded.contours
     }
 
-    override public func process(_ frame: Frame, context: RunContext) throws -> Frame? {
+    override public func process(_ input: Frame, context: RunContext) throws -> Frame? {
         guard let detector, let landmarker, let detectorInput else { throw GraphError.nodeFailed(node: name, reason: "not started") }
+        // Both models see RGB as common decoders make it (what MediaPipe's models are fed).
+        let frame = try commonRGB.rgb(of: input)
         let w = frame.width, h = frame.height
         // 1. Detect when fewer faces are tracked than wanted (or on schedule).
         framesSinceDetection += 1
@@ -170,7 +173,7 @@ public final class FaceLandmarksNode: FilterNode, @unchecked Sendable {
                 Landmark(x: values[3 * i] / 192, y: values[3 * i + 1] / 192, z: values[3 * i + 2] / 192)
             }
             points = face.region.project(points, width: w, height: h)
-            if face.filter != nil { points = face.filter?.filter(points, time: frame.mediaTime, width: w, height: h) ?? points }
+            if face.filter != nil { points = face.filter?.filter(points, time: input.mediaTime, width: w, height: h) ?? points }
             var x0 = Float.infinity, y0 = Float.infinity, x1 = -Float.infinity, y1 = -Float.infinity
             for p in points { x0 = min(x0, p.x); x1 = max(x1, p.x); y0 = min(y0, p.y); y1 = max(y1, p.y) }
             results.landmarks.append(LandmarkSet(label: "face", points: points, topology: topology))
@@ -181,7 +184,7 @@ public final class FaceLandmarksNode: FilterNode, @unchecked Sendable {
             }
         }
         tracked = next
-        var out = frame
+        var out = input
         out.results = results
         return out
     }

@@ -1,3 +1,4 @@
+import FFmpegSupport
 import Foundation
 import FrameGraph
 
@@ -92,11 +93,14 @@ public struct RegionSampler {
     public let size: Int
     public let scale: Float
     public let offset: Float
+    /// Outside the frame: black (MediaPipe's zero border, for letterboxing) or the nearest edge pixel.
+    public let blackOutside: Bool
 
-    public init(size: Int, scale: Float, offset: Float) {
+    public init(size: Int, scale: Float, offset: Float, blackOutside: Bool = false) {
         self.size = size
         self.scale = scale
         self.offset = offset
+        self.blackOutside = blackOutside
     }
 
     /// Fills `size × size × 3` floats at `destination` (NHWC) from `frame` (yuv420p or rgb24).
@@ -106,8 +110,10 @@ public struct RegionSampler {
         let w = frame.width, h = frame.height
         let coefficients = YUVToRGB(frame.color.resolved(height: h))
         let c = cos(region.rotation), s = sin(region.rotation), step = region.side / Float(size)
-        // The frame point of output pixel (0, 0)'s centre, and the steps along a row and down a column.
-        let a0 = (0.5 / Float(size) - 0.5) * region.side
+        // The frame point of output pixel (0, 0), and the steps along a row and down a column. As
+        // MediaPipe's ImageToTensor (OpenCV's warp from the region's corners to the output's), output
+        // pixel j samples the frame at the region's corner + j steps, in pixel-index coordinates.
+        let a0 = -0.5 * region.side + 0.5
         let originX = region.centerX + c * a0 - s * a0, originY = region.centerY + s * a0 + c * a0
         withExtendedLifetime(frame) {
             let y0 = frame.base(plane: 0).assumingMemoryBound(to: UInt8.self), ys = frame.planes[0].stride
@@ -118,6 +124,14 @@ public struct RegionSampler {
                 var fx = originX - s * step * Float(row), fy = originY + c * step * Float(row)
                 let out = destination + row * size * 3
                 for col in 0..<size {
+                    if blackOutside && (fx < 0 || fy < 0 || fx >= Float(w) || fy >= Float(h)) {
+                        out[3 * col] = offset
+                        out[3 * col + 1] = offset
+                        out[3 * col + 2] = offset
+                        fx += c * step
+                        fy += s * step
+                        continue
+                    }
                     // Pixel centres are at +0.5: the sample position in pixel-index space.
                     let px = max(0, min(Float(w - 1), fx - 0.5)), py = max(0, min(Float(h - 1), fy - 0.5))
                     let ix = Int(px), iy = Int(py)
@@ -133,21 +147,20 @@ public struct RegionSampler {
                         }
                         (r, g, b) = (lerp(0), lerp(1), lerp(2))
                     } else {
-                        func luma(_ x: Int, _ y: Int) -> Float { Float(y0[y * ys + x]) }
-                        let top = luma(ix, iy) + (luma(jx, iy) - luma(ix, iy)) * tx
-                        let bottom = luma(ix, jy) + (luma(jx, jy) - luma(ix, jy)) * tx
-                        let l = top + (bottom - top) * ty
-                        // Chroma at half resolution: its own bilinear sample (sample centres at +0.5 of a chroma pixel).
-                        let cw = (w + 1) / 2, ch = (h + 1) / 2
-                        let qx = max(0, min(Float(cw - 1), fx / 2 - 0.5)), qy = max(0, min(Float(ch - 1), fy / 2 - 0.5))
-                        let kx = Int(qx), ky = Int(qy), sx = qx - Float(kx), sy = qy - Float(ky)
-                        let lx = min(kx + 1, cw - 1), ly = min(ky + 1, ch - 1)
-                        func chroma(_ p: UnsafeMutablePointer<UInt8>) -> Float {
-                            let t = Float(p[ky * cs + kx]) + (Float(p[ky * cs + lx]) - Float(p[ky * cs + kx])) * sx
-                            let u = Float(p[ly * cs + kx]) + (Float(p[ly * cs + lx]) - Float(p[ly * cs + kx])) * sx
-                            return t + (u - t) * sy
+                        // As a decoder's own conversion to RGB does it (FFmpeg's, which MediaPipe's
+                        // callers use): each of the four neighbours converted with the chroma of its
+                        // 2×2 block, rounded to 8 bits, then blended.
+                        func pixel(_ x: Int, _ y: Int) -> (Float, Float, Float) {
+                            let k = (y >> 1) * cs + (x >> 1)
+                            let (r, g, b) = coefficients.rgb(Float(y0[y * ys + x]), Float(u0[k]), Float(v0[k]))
+                            return (r.rounded(), g.rounded(), b.rounded())
                         }
-                        (r, g, b) = coefficients.rgb(l, chroma(u0), chroma(v0))
+                        let p00 = pixel(ix, iy), p10 = pixel(jx, iy), p01 = pixel(ix, jy), p11 = pixel(jx, jy)
+                        func blend(_ a: Float, _ b: Float, _ c: Float, _ d: Float) -> Float {
+                            let top = a + (b - a) * tx, bottom = c + (d - c) * tx
+                            return top + (bottom - top) * ty
+                        }
+                        (r, g, b) = (blend(p00.0, p10.0, p01.0, p11.0), blend(p00.1, p10.1, p01.1, p11.1), blend(p00.2, p10.2, p01.2, p11.2))
                     }
                     out[3 * col] = r * scale + offset
                     out[3 * col + 1] = g * scale + offset
@@ -183,5 +196,28 @@ struct YUVToRGB {
         let l = (y - yOffset) * yScale, cb = u - 128, cr = v - 128
         func clamp(_ x: Float) -> Float { max(0, min(255, x)) }
         return (clamp(l + rv * cr), clamp(l + gu * cb + gv * cr), clamp(l + bu * cb))
+    }
+}
+
+/// A frame as RGB the way the ffmpeg tool and OpenCV's video reader convert it (swscale, bicubic,
+/// its default fast colour path), so that models tuned on such pictures (MediaPipe's) see the same
+/// pixels. Reuses one scaler and one frame.
+final class CommonDecoderRGB {
+    private let scaler: Scaler = {
+        let s = Scaler(method: .bicubic)
+        s.matchesCommonDecoders = true
+        return s
+    }()
+    private var rgb: Frame?
+    private let pool = BufferPool(maxFreePerSize: 2)
+
+    /// `frame` itself when it is rgb24, else a converted copy.
+    func rgb(of frame: Frame) throws -> Frame {
+        guard frame.format != .rgb24 else { return frame }
+        var out = rgb.flatMap { $0.width == frame.width && $0.height == frame.height ? $0 : nil } ?? Frame.make(.rgb24, width: frame.width, height: frame.height, pool: pool)
+        out.color = frame.color
+        try scaler.scale(frame, into: out)
+        rgb = out
+        return out
     }
 }

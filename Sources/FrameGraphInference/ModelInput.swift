@@ -74,8 +74,20 @@ public final class ModelInput {
         try fill(buffer.pointer, from: frame)
     }
 
+    /// The frame as RGB as common decoders make it (for the letterboxed path: MediaPipe's models).
+    private let commonRGB = CommonDecoderRGB()
+
+    /// Whether letterboxing samples the frame directly (MediaPipe's way: bilinear at each input
+    /// pixel's centre, black outside), rather than scaling it with an area filter first.
+    private var samplesDirectly: Bool { fit == .letterbox && content == .rgb && channels == 3 && width == height }
+
     /// Where a `frameWidth`×`frameHeight` frame lands in the input (the whole input when stretched).
     func letterbox(frameWidth: Int, frameHeight: Int) -> Letterbox {
+        if samplesDirectly {
+            let side = Float(max(frameWidth, frameHeight))
+            return Letterbox(x: (side - Float(frameWidth)) / (2 * side), y: (side - Float(frameHeight)) / (2 * side),
+                             width: Float(frameWidth) / side, height: Float(frameHeight) / side)
+        }
         let r = placement(frameWidth: frameWidth, frameHeight: frameHeight)
         return Letterbox(x: Float(r.x) / Float(width), y: Float(r.y) / Float(height),
                          width: Float(r.width) / Float(width), height: Float(r.height) / Float(height))
@@ -94,6 +106,14 @@ public final class ModelInput {
 
     /// Writes `frame` into `count` floats at `destination`.
     func fill(_ destination: UnsafeMutablePointer<Float>, from frame: Frame) throws {
+        if samplesDirectly {
+            // As MediaPipe's ImageToTensor letterboxes: the frame's centred square (its longer side)
+            // sampled bilinearly at each input pixel, black where the square leaves the frame.
+            let square = FaceRegion(centerX: Float(frame.width) / 2, centerY: Float(frame.height) / 2,
+                                    side: Float(max(frame.width, frame.height)), rotation: 0)
+            let sampler = RegionSampler(size: width, scale: normalization.scale, offset: normalization.offset, blackOutside: true)
+            if sampler.sample(square, of: try commonRGB.rgb(of: frame), into: destination) { return }
+        }
         if frame.format == rgb.format && frame.width == width && frame.height == height {
             normalize(frame, into: destination)
             return

@@ -13,7 +13,8 @@ frame, IoU >= 0.95, keypoints within 1 % of the width).
 
 Frames are decoded once by the ffmpeg CLI into RGB (BT.601, as FFmpeg converts SD video) for
 MediaPipe; FrameGraph decodes the same file itself (`framegraph run` with --results), so a
-difference in colour conversion is part of what is compared.
+difference in colour conversion is part of what is compared; with --same-pixels FrameGraph reads
+ffmpeg's RGB frames instead (a PNG sequence), so only the detectors are compared.
 """
 import argparse
 import json
@@ -59,10 +60,15 @@ def mediapipe_faces(clip):
     return found, w, h
 
 
-def framegraph_faces(clip, cli):
+def framegraph_faces(clip, cli, same_pixels=False):
     with tempfile.TemporaryDirectory() as tmp:
         pipeline, out = os.path.join(tmp, "p.fg"), os.path.join(tmp, "faces.jsonl")
-        open(pipeline, "w").write(PIPELINE.format(clip=os.path.abspath(clip), out=out))
+        source = os.path.abspath(clip)
+        if same_pixels:
+            # The very RGB frames MediaPipe gets (ffmpeg's conversion), as a PNG sequence.
+            subprocess.run(["ffmpeg", "-loglevel", "error", "-i", clip, "-pix_fmt", "rgb24", os.path.join(tmp, "f%05d.png")], check=True)
+            source = os.path.join(tmp, "f%05d.png")
+        open(pipeline, "w").write(PIPELINE.format(clip=source, out=out))
         subprocess.run([cli, "run", pipeline, "--quiet"], check=True, cwd=ROOT)
         lines = [json.loads(l) for l in open(out) if l.strip()]
     return [l["detections"] for l in sorted(lines, key=lambda l: l["index"])]
@@ -96,11 +102,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("clips", nargs="+")
     parser.add_argument("--cli", default=os.path.join(ROOT, ".build/release/framegraph"))
+    parser.add_argument("--same-pixels", action="store_true",
+                        help="give FrameGraph the RGB frames MediaPipe gets (a PNG sequence from ffmpeg) instead of the clip")
     args = parser.parse_args()
     total_frames, total_diff, all_iou, all_kp = 0, 0, [], []
     for clip in args.clips:
         ref, w, h = mediapipe_faces(clip)
-        ours = framegraph_faces(clip, args.cli)
+        ours = framegraph_faces(clip, args.cli, args.same_pixels)
         if len(ours) != len(ref):
             print(f"{os.path.basename(clip)}: FrameGraph gave {len(ours)} frames, MediaPipe {len(ref)}")
         diff, ious, kp = compare(ref, ours, w, h)
