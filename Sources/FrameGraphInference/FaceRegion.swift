@@ -113,7 +113,7 @@ public struct RegionSampler {
         // The frame point of output pixel (0, 0), and the steps along a row and down a column. As
         // MediaPipe's ImageToTensor (OpenCV's warp from the region's corners to the output's), output
         // pixel j samples the frame at the region's corner + j steps, in pixel-index coordinates.
-        let a0 = -0.5 * region.side + 0.5
+        let a0 = -0.5 * region.side
         let originX = region.centerX + c * a0 - s * a0, originY = region.centerY + s * a0 + c * a0
         withExtendedLifetime(frame) {
             let y0 = frame.base(plane: 0).assumingMemoryBound(to: UInt8.self), ys = frame.planes[0].stride
@@ -124,7 +124,8 @@ public struct RegionSampler {
                 var fx = originX - s * step * Float(row), fy = originY + c * step * Float(row)
                 let out = destination + row * size * 3
                 for col in 0..<size {
-                    if blackOutside && (fx < 0 || fy < 0 || fx >= Float(w) || fy >= Float(h)) {
+                    // (fx, fy) is in pixel-index coordinates here: pixel i's centre is at i.
+                    if blackOutside && (fx < -0.5 || fy < -0.5 || fx >= Float(w) - 0.5 || fy >= Float(h) - 0.5) {
                         out[3 * col] = offset
                         out[3 * col + 1] = offset
                         out[3 * col + 2] = offset
@@ -132,8 +133,7 @@ public struct RegionSampler {
                         fy += s * step
                         continue
                     }
-                    // Pixel centres are at +0.5: the sample position in pixel-index space.
-                    let px = max(0, min(Float(w - 1), fx - 0.5)), py = max(0, min(Float(h - 1), fy - 0.5))
+                    let px = max(0, min(Float(w - 1), fx)), py = max(0, min(Float(h - 1), fy))
                     let ix = Int(px), iy = Int(py)
                     let tx = px - Float(ix), ty = py - Float(iy)
                     let jx = min(ix + 1, w - 1), jy = min(iy + 1, h - 1)
