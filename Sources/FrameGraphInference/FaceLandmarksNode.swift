@@ -54,6 +54,8 @@ public final class FaceLandmarksNode: FilterNode, @unchecked Sendable {
     private let detections: DetectionDecoder
     private let sampler = RegionSampler(size: 192, scale: 1 / 255, offset: 0)
     private let commonRGB = CommonDecoderRGB()
+    /// Used by ``prepare(_:context:)`` only (the delivering thread).
+    private let preparingRGB = CommonDecoderRGB()
     private var landmarkOutput = 0, presenceOutput = 1
     private var topology: LandmarkTopology?
     /// The faces tracked from the previous frame (their next regions), with their smoothing state.
@@ -135,10 +137,20 @@ public final class FaceLandmarksNode: FilterNode, @unchecked Sendable {
         return options.lines == .mesh ? loaded.mesh : loaded.contours
     }
 
+    /// The frame as RGB, made on the delivering thread while the worker still works on the
+    /// previous frame (the conversion is then off the worker's critical path).
+    override public func prepare(_ frame: Frame, context: RunContext) throws -> (any Sendable)? {
+        try preparingRGB.rgb(of: frame)
+    }
+
     override public func process(_ input: Frame, context: RunContext) throws -> Frame? {
+        try process(input, prepared: nil, context: context)
+    }
+
+    override public func process(_ input: Frame, prepared: (any Sendable)?, context: RunContext) throws -> Frame? {
         guard let detector, let landmarker, let detectorInput else { throw GraphError.nodeFailed(node: name, reason: "not started") }
         // Both models see RGB as common decoders make it (what MediaPipe's models are fed).
-        let frame = try commonRGB.rgb(of: input)
+        let frame = try (prepared as? Frame) ?? commonRGB.rgb(of: input)
         let w = frame.width, h = frame.height
         // 1. Detect when fewer faces are tracked than wanted (or on schedule).
         framesSinceDetection += 1

@@ -1,3 +1,4 @@
+import CFrameGraphKernels
 import FFmpegSupport
 import Foundation
 import FrameGraph
@@ -115,6 +116,14 @@ public struct RegionSampler {
         // pixel j samples the frame at the region's corner + j steps, in pixel-index coordinates.
         let a0 = -0.5 * region.side
         let originX = region.centerX + c * a0 - s * a0, originY = region.centerY + s * a0 + c * a0
+        if frame.format == .rgb24 {
+            withExtendedLifetime(frame) {
+                fg_sample_grid_rgb24(frame.base(plane: 0).assumingMemoryBound(to: UInt8.self), frame.planes[0].stride, Int32(w), Int32(h),
+                                     originX, originY, c * step, s * step, -s * step, c * step, Int32(size), scale, offset,
+                                     blackOutside ? 1 : 0, destination)
+            }
+            return true
+        }
         withExtendedLifetime(frame) {
             let y0 = frame.base(plane: 0).assumingMemoryBound(to: UInt8.self), ys = frame.planes[0].stride
             let u0 = frame.format == .yuv420p ? frame.base(plane: 1).assumingMemoryBound(to: UInt8.self) : y0
@@ -208,16 +217,15 @@ final class CommonDecoderRGB {
         s.matchesCommonDecoders = true
         return s
     }()
-    private var rgb: Frame?
-    private let pool = BufferPool(maxFreePerSize: 2)
+    private let pool = BufferPool(maxFreePerSize: 4)
 
-    /// `frame` itself when it is rgb24, else a converted copy.
+    /// `frame` itself when it is rgb24, else a converted copy (a new frame each time, from a pool:
+    /// a copy made on one thread may still be read on another).
     func rgb(of frame: Frame) throws -> Frame {
         guard frame.format != .rgb24 else { return frame }
-        var out = rgb.flatMap { $0.width == frame.width && $0.height == frame.height ? $0 : nil } ?? Frame.make(.rgb24, width: frame.width, height: frame.height, pool: pool)
-        out.color = frame.color
+        var out = Frame.make(.rgb24, width: frame.width, height: frame.height, pool: pool)
+        out.copyTiming(from: frame)
         try scaler.scale(frame, into: out)
-        rgb = out
         return out
     }
 }

@@ -7,6 +7,8 @@ round in one run. Prints each round, medians of fps and CPU seconds per frame, a
 Asserts nothing.
 
   tools/bench/pipeline_vs_mediapipe.py [--clip samples/media/portrait.mp4] [--rounds 5] [--pin]
+  tools/bench/pipeline_vs_mediapipe.py --face-mesh [...]   face mesh instead: FrameGraph's face-landmarks
+      (file → face-landmarks → null) against mp.solutions.face_mesh (max_num_faces=1, refine_landmarks=False)
 
 --pin runs both on CPU 0 only. FrameGraph's fps is frames out / elapsed run time (model loading
 excluded, as MediaPipe's script excludes its set-up and 5 warm-up frames).
@@ -20,17 +22,25 @@ def main():
     ap.add_argument("--clip", default=os.path.join(root, "samples/media/portrait.mp4"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pin", action="store_true")
+    ap.add_argument("--face-mesh", action="store_true", help="compare face mesh instead of portrait segmentation")
     a = ap.parse_args()
     fg = os.path.join(root, ".build/release/framegraph")
     mp_python = os.path.join(root, ".venv-mediapipe/bin/python")
     pin = ["taskset", "-c", "0"] if a.pin else []
     frames = int(subprocess.run(["ffprobe", "-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries",
                                  "stream=nb_read_packets", "-of", "csv=p=0", a.clip], capture_output=True, text=True).stdout.strip())
-    print(f"clip {a.clip} ({frames} frames), {'pinned to CPU 0' if a.pin else 'both cores allowed'}, {a.rounds} rounds")
+    print(f"clip {a.clip} ({frames} frames), {'pinned to CPU 0' if a.pin else 'both cores allowed'}, {a.rounds} rounds"
+          f"{', face mesh' if a.face_mesh else ''}")
+    pipeline = os.path.join(root, "pipelines/measure-segment.fg")
+    solution = []
+    if a.face_mesh:
+        pipeline = os.path.join(tempfile.mkdtemp(), "face-mesh-bench.fg")
+        open(pipeline, "w").write("source = file path=unused.mp4\nmesh = face-landmarks max-faces=1\nout = null\nsource -> mesh -> out\n")
+        solution = ["--solution", "face_mesh"]
     rows = {"framegraph": [], "mediapipe": []}
     for r in range(a.rounds):
         with tempfile.NamedTemporaryFile(suffix=".json") as f:
-            subprocess.run(pin + [fg, "run", os.path.join(root, "pipelines/measure-segment.fg"), "--input", a.clip,
+            subprocess.run(pin + [fg, "run", pipeline, "--input", a.clip,
                                   "--mode", "offline", "--quiet", "--stats", f.name], check=True, cwd=root,
                            env=dict(os.environ, FRAMEGRAPH_MODELS=os.path.join(root, "models/cache")))
             s = json.load(open(f.name))
@@ -40,7 +50,7 @@ def main():
                   f"(out {s['framesOut']}, dropped {s['droppedBusy']})")
         with tempfile.NamedTemporaryFile(suffix=".json") as f:
             subprocess.run(pin + [mp_python, os.path.join(root, "tools/models/bench_mediapipe_solution.py"), a.clip,
-                                  "--frames", str(frames), "--json", f.name], check=True, cwd=root, capture_output=True)
+                                  "--frames", str(frames), "--json", f.name] + solution, check=True, cwd=root, capture_output=True)
             m = json.load(open(f.name))
             rows["mediapipe"].append((m["fps"], m["cpu_s"] / m["frames"] * 1000))
             print(f"round {r + 1} mediapipe  {m['fps']:7.1f} fps  {rows['mediapipe'][-1][1]:6.2f} ms CPU/frame  (frames {m['frames']})")

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""End-to-end throughput of MediaPipe's own Python selfie segmentation solution.
+"""End-to-end throughput of MediaPipe's own Python solutions: selfie segmentation (default) or face mesh.
 
 mediapipe==0.10.21, mp.solutions.selfie_segmentation.SelfieSegmentation(model_selection=0)
 (the 256x256 model FrameGraph runs, on MediaPipe's graph: ImageToTensor, TFLite +
-XNNPACK, TensorsToSegmentation back to frame size). Per frame, in one process:
+XNNPACK, TensorsToSegmentation back to frame size); with --solution face_mesh,
+mp.solutions.face_mesh.FaceMesh(static_image_mode=False, max_num_faces=1, refine_landmarks=False)
+(BlazeFace + the 468-point landmark model, tracking). Per frame, in one process:
 decode with cv2.VideoCapture (OpenCV's FFmpeg backend, shipped in the
 opencv-contrib-python wheel mediapipe depends on), BGR->RGB, process(). Clips are
 looped until at least --frames frames were processed.
@@ -44,12 +46,17 @@ def main(argv=None) -> int:
     ap.add_argument("--model-selection", type=int, default=0, choices=[0, 1])
     ap.add_argument("--warmup", type=int, default=5, help="frames processed before timing starts")
     ap.add_argument("--json", help="write results here")
+    ap.add_argument("--solution", default="selfie_segmentation", choices=["selfie_segmentation", "face_mesh"])
     a = ap.parse_args(argv)
 
     import cv2
     import mediapipe as mp
 
-    seg = mp.solutions.selfie_segmentation.SelfieSegmentation(model_selection=a.model_selection)
+    if a.solution == "face_mesh":
+        seg = mp.solutions.face_mesh.FaceMesh(static_image_mode=False, max_num_faces=1, refine_landmarks=False,
+                                              min_detection_confidence=0.5, min_tracking_confidence=0.5)
+    else:
+        seg = mp.solutions.selfie_segmentation.SelfieSegmentation(model_selection=a.model_selection)
 
     def frames():
         while True:
@@ -81,9 +88,11 @@ def main(argv=None) -> int:
         t2 = time.perf_counter()
         res = seg.process(rgb)
         t3 = time.perf_counter()
-        mask = res.segmentation_mask
         size = size or (rgb.shape[1], rgb.shape[0])
-        mask_mean += float(mask.mean())
+        if a.solution == "face_mesh":
+            mask_mean += float(len(res.multi_face_landmarks or []))  # faces found
+        else:
+            mask_mean += float(res.segmentation_mask.mean())
         dec_ms.append((t2 - t1) * 1e3)
         proc_ms.append((t3 - t2) * 1e3)
         n += 1
@@ -92,7 +101,7 @@ def main(argv=None) -> int:
     seg.close()
 
     out = {
-        "runtime": "mediapipe solutions.selfie_segmentation", "version": md.version("mediapipe"),
+        "runtime": f"mediapipe solutions.{a.solution}", "version": md.version("mediapipe"),
         "opencv": cv2.__version__, "model_selection": a.model_selection, "clips": a.clips,
         "frame_size": list(size), "frames": n, "warmup_frames": a.warmup, "wall_s": wall, "fps": n / wall,
         "cpu_s": cpu, "cpu_per_wall": cpu / wall, "cpu_affinity": sorted(os.sched_getaffinity(0)),
@@ -101,7 +110,7 @@ def main(argv=None) -> int:
         "process_ms": {"median": float(np.median(proc_ms)), "p95": float(np.percentile(proc_ms, 95))},
         "mean_mask_value": mask_mean / n,
     }
-    print(f"mediapipe {out['version']} SelfieSegmentation(model_selection={a.model_selection}), opencv {out['opencv']}, "
+    print(f"mediapipe {out['version']} {a.solution}, opencv {out['opencv']}, "
           f"cpus {out['cpu_affinity']}, clips: {', '.join(os.path.basename(c) for c in a.clips)} "
           f"({size[0]}x{size[1]})")
     print(f"{'frames':>7s} {'wall s':>8s} {'fps':>8s} {'cpu s':>8s} {'cpu/wall':>8s} "
