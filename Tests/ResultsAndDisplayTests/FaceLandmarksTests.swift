@@ -1,0 +1,138 @@
+import Foundation
+import FrameGraph
+import FrameGraphInference
+import FrameGraphMedia
+import Testing
+import TestSupport
+
+/// Face regions, rotated sampling and projection against a synthetic target at a known angle; the
+/// two-stage tracker on the setup's portrait clip; bad models and odd frames.
+@Suite struct FaceLandmarksTests {
+    static let models = TestEnvironment.root.appendingPathComponent("models/cache")
+
+    @Test func aDetectionsRegionIsTurnedByItsEyesAndEnlarged() throws {
+        // Eyes 100 px apart on a line rising 30° to the right (y down: the left eye is higher).
+        let angle = Float.pi / 6
+        let right = (x: Float(300), y: Float(240)), left = (x: 300 + 100 * cos(angle), y: 240 - 100 * sin(angle))
+        let d = Detection(box: ResultBox(x: 250 / 640, y: 150 / 480, width: 160 / 640, height: 120 / 480), score: 1,
+                          keypoints: [ResultPoint(x: right.x / 640, y: right.y / 480), ResultPoint(x: left.x / 640, y: left.y / 480)])
+        let region = try #require(FaceRegion(detection: d, width: 640, height: 480))
+        #expect(abs(region.rotation + angle) < 1e-4)  // the region's x axis runs from the right eye to the left
+        #expect(abs(region.side - 240) < 1e-3)         // the longer side (160 px) × 1.5
+        #expect(abs(region.centerX - 330) < 1e-3 && abs(region.centerY - 210) < 1e-3)
+        // The region's (u, v) = (1, 0.5) lies side/2 along that axis from the centre.
+        let p = region.framePoint(u: 1, v: 0.5)
+        #expect(abs(p.x - (330 + 120 * cos(angle))) < 1e-3 && abs(p.y - (210 - 120 * sin(angle))) < 1e-3)
+        // Projection is the same map: a landmark at the region's centre right edge, and one at its centre.
+        let projected = region.project([Landmark(x: 1, y: 0.5, z: 0.5), Landmark(x: 0.5, y: 0.5)], width: 640, height: 480)
+        #expect(abs(projected[0].x * 640 - p.x) < 1e-3 && abs(projected[0].y * 480 - p.y) < 1e-3)
+        #expect(abs((projected[0].z ?? 0) - 0.5 * 240 / 640) < 1e-6)
+        #expect(abs(projected[1].x * 640 - 330) < 1e-3 && abs(projected[1].y * 480 - 210) < 1e-3)
+    }
+
+    @Test func aRotatedRegionIsSampledUpright() throws {
+        // A grey frame with a white bar along a line at −30° through (320, 240), 10 px thick, 120 px
+        // long: sampled by a region turned by the same angle, it must come out horizontal.
+        let frame = Frame.make(.rgb24, width: 640, height: 480)
+        let angle = -Float.pi / 6
+        for y in 0..<480 {
+            let row = frame.row(y)
+            for x in 0..<640 {
+                let dx = Float(x) + 0.5 - 320, dy = Float(y) + 0.5 - 240
+                let along = dx * cos(angle) + dy * sin(angle), across = -dx * sin(angle) + dy * cos(angle)
+                let v: UInt8 = abs(across) < 5 && abs(along) < 60 ? 255 : 60
+                row[3 * x] = v; row[3 * x + 1] = v; row[3 * x + 2] = v
+            }
+        }
+        let region = FaceRegion(centerX: 320, centerY: 240, side: 192, rotation: angle)
+        let sampler = RegionSampler(size: 192, scale: 1 / 255, offset: 0)
+        var values = [Float](repeating: 0, count: 192 * 192 * 3)
+        #expect(values.withUnsafeMutableBufferPointer { sampler.sample(region, of: frame, into: $0.baseAddress!) })
+        func at(_ x: Int, _ y: Int) -> Float { values[(y * 192 + x) * 3] }
+        // Along the middle row: white from x ≈ 36 to 156 (120 px), grey beyond; rows 10 px off: grey.
+        for x in stride(from: 46, through: 146, by: 10) { #expect(at(x, 96) > 0.95, "x \(x): \(at(x, 96))") }
+        for x in [20, 170] { #expect(at(x, 96) < 0.3) }
+        for x in stride(from: 46, through: 146, by: 20) { #expect(at(x, 86) < 0.3 && at(x, 106) < 0.3) }
+    }
+
+    func landmarksNode(_ options: FaceLandmarksNode.Options = .init()) -> FaceLandmarksNode {
+        let node = FaceLandmarksNode(name: "mesh", detectorModel: Self.models.appendingPathComponent("face_detection_short_range.tflite").path,
+                                     landmarkModel: Self.models.appendingPathComponent("face_landmark.tflite").path, options: options)
+        node.modelSearchRoots = [TestEnvironment.root.path]
+        return node
+    }
+
+    @Test(.enabled(if: TestEnvironment.portraitSample != nil, "the setup makes samples/media/portrait.mp4"))
+    func theMeshIsTrackedWithOneDetectionAndItsPointsSitOnTheFace() throws {
+        let source = FileSource(name: "clip", path: TestEnvironment.portraitSample ?? "", options: .init(duration: 2))
+        let mesh = landmarksNode()
+        let found = Protected<[TimedResults]>([])
+        source --> mesh
+        mesh.onResults { item in found.withLock { $0.append(item) } }
+        let report = try GraphRunner(sources: [source], options: RunOptions(mode: .offline)).run()
+        #expect(report.failure == nil)
+        let items = found.withLock { $0 }
+        #expect(items.count == 60)
+        // MediaPipe's schedule: the detector runs once, then the landmarks follow the face.
+        #expect(mesh.detectorRuns == 1 && mesh.landmarkRuns == 60)
+        for item in items {
+            try #require(item.results.landmarks.count == 1, "frame \(item.index)")
+            let points = item.results.landmarks[0].points
+            #expect(points.count == 468)
+            #expect(item.results.landmarks[0].topology?.name == "face-mesh-contours")
+            let face = item.results.detections[0]
+            #expect(face.score > 0.9)
+            // The outer eye corners (33: the person's right, on the image's left) level-ish and apart.
+            let r = points[33], l = points[263]
+            #expect(r.x < l.x && abs(r.y - l.y) < 0.05 && (l.x - r.x) > 0.05)
+            // Nose tip (1) between the eyes and above the chin (152).
+            #expect(points[1].x > r.x && points[1].x < l.x && points[1].y < points[152].y)
+        }
+    }
+
+    @Test func noFaceGivesEmptyResultsAndOddFramesWork() throws {
+        for (w, h) in [(256, 64), (1, 1), (3, 5)] {
+            let source = PatternSource(width: max(w, 256), height: max(h, 16), format: .yuv420p, frameCount: 3)
+            let crop = CropToSize(name: "crop", width: w, height: h)
+            let mesh = landmarksNode()
+            let found = Protected<[TimedResults]>([])
+            source --> crop --> mesh
+            mesh.onResults { item in found.withLock { $0.append(item) } }
+            let report = try GraphRunner(sources: [source], options: RunOptions(mode: .offline)).run()
+            #expect(report.failure == nil, "\(w)x\(h): \(report.failure?.message ?? "")")
+            #expect(found.withLock { $0 }.count == 3 && found.withLock { $0 }.allSatisfy { $0.results.landmarks.isEmpty })
+            #expect(mesh.detectorRuns == 3)  // nothing tracked: the detector looks on every frame
+        }
+    }
+
+    @Test func aDetectorWithTheWrongOutputsIsRefusedNamingTheOutputs() throws {
+        let faces = FaceDetection.node(name: "faces", model: Self.models.appendingPathComponent("selfie_segmentation.tflite").path)
+        do {
+            _ = try faces.negotiate(inputs: [FrameDescription(format: .yuv420p, width: 640, height: 480)])
+            Issue.record("a segmentation model was accepted as a face detector")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("node 'faces', port 'model outputs': shape mismatch: expected boxes [1, 896, 16]"), "\(text)")
+            #expect(text.contains("got '"), "\(text)")
+        }
+        let mesh = FaceLandmarksNode(name: "mesh", detectorModel: Self.models.appendingPathComponent("face_detection_short_range.tflite").path,
+                                     landmarkModel: Self.models.appendingPathComponent("face_detection_short_range.tflite").path)
+        #expect(throws: GraphError.self) { _ = try mesh.negotiate(inputs: [FrameDescription(format: .rgb24, width: 64, height: 64)]) }
+    }
+}
+
+/// Keeps the top-left `width`×`height` of each frame (zero copy), for odd frame sizes.
+final class CropToSize: FilterNode, @unchecked Sendable {
+    let width: Int, height: Int
+    init(name: String, width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        super.init(name: name)
+    }
+    override func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
+        inputs.first.map { FrameDescription(format: $0.format, width: width, height: height) }
+    }
+    override func process(_ frame: Frame, context: RunContext) throws -> Frame? {
+        frame.cropped(x: 0, y: 0, width: width, height: height)
+    }
+}
