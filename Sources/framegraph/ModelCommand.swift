@@ -48,6 +48,7 @@ struct ModelCommand {
         lines.append("  parameters: \(graph.parameterCount)")
         lines.append(String(format: "  FLOPs per prediction: %.3f G (multiply-add = 2)", Double(graph.flops) / 1e9))
         for key in graph.metadata.keys.sorted() { lines.append("  \(key): \(graph.metadata[key] ?? "")") }
+        lines += ModelUse.lines(forModelAt: path)
         return lines.joined(separator: "\n")
     }
 

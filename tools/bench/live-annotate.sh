@@ -8,11 +8,13 @@
 #
 #   tools/bench/live-annotate.sh [CLIP] [DURATION] [ROUNDS]
 #   tools/bench/live-annotate.sh ../shared/media/webcam/again.mkv 30 3
+#   PIPELINE=pipelines/face-mesh.fg tools/bench/live-annotate.sh ...     (the face mesh instead of face detection)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 clip=${1:-../shared/media/webcam/again.mkv}
 duration=${2:-30}
 rounds=${3:-3}
+pipeline=${PIPELINE:-pipelines/face-detect.fg}
 [ -f "$clip" ] || clip=samples/media/portrait.mp4
 bin=.build/release/framegraph
 [ -x "$bin" ] || swift build -c release --product framegraph
@@ -39,7 +41,7 @@ for round in $(seq 1 "$rounds"); do
   for variant in annotated encode-only; do
     stats="out/live-annotate/stats-$variant-$round.json"
     if [ "$variant" = annotated ]; then
-      args=(pipelines/face-detect.fg --preview --set marks.hud=true --output out/live-annotate/annotated.mp4
+      args=("$pipeline" --preview --set marks.hud=true --output out/live-annotate/annotated.mp4
             --set log.path=out/live-annotate/faces.jsonl)
     else
       args=(out/live-annotate/encode-only.fg)
@@ -49,12 +51,14 @@ for round in $(seq 1 "$rounds"); do
 import json, sys
 s = json.load(open(sys.argv[1]))
 nodes = {n["name"]: n for n in s["nodes"]}
-faces = nodes.get("faces", {}).get("droppedBusy", "-")
+networks = [n for n in s["nodes"] if n["kind"] in ("network", "face-landmarks")]
+faces = ", ".join(f"{n['name']} {n['droppedBusy']} of {n['received']}" for n in networks) or "-"
+
 window = nodes.get("preview", {}).get("emitted", "-")
 ticks = s["framesOut"] + s["skippedTicks"]
 cpu_ms = 1000 * s["cpuSeconds"] / max(1, s["framesOut"])
 e = s["endToEnd"]
-line = (f"{sys.argv[2]:>11}: {ticks} ticks, skipped {s['skippedTicks']}, repeated {s['duplicated']}, faces dropped-busy {faces}, "
+line = (f"{sys.argv[2]:>11}: {ticks} ticks, skipped {s['skippedTicks']}, repeated {s['duplicated']}, dropped-busy {faces}, "
         f"window frames {window}, end-to-end p50 {e['p50']:.1f} p99 {e['p99']:.1f} ms, CPU {cpu_ms:.2f} ms per frame")
 print(line)
 open(sys.argv[3], "a").write(f"{sys.argv[2]} {cpu_ms} {s['skippedTicks']}\n")
