@@ -1,4 +1,5 @@
 import Foundation
+import FFmpegSupport
 import FrameGraph
 import FrameGraphInference
 import FrameGraphMedia
@@ -134,5 +135,81 @@ final class CropToSize: FilterNode, @unchecked Sendable {
     }
     override func process(_ frame: Frame, context: RunContext) throws -> Frame? {
         frame.cropped(x: 0, y: 0, width: width, height: height)
+    }
+}
+
+/// The real models on a turned face: the portrait's first frame turned by a known angle about its
+/// centre; the detection's region must turn by that angle and the mesh found in the turned frame,
+/// turned back, must land on the mesh of the upright frame.
+@Suite struct TurnedFaceTests {
+    /// `frame` (rgb24) turned by `angle` radians about its centre (y down: positive turns clockwise
+    /// on screen), bilinear, black where nothing comes from.
+    static func turned(_ frame: Frame, by angle: Float) -> Frame {
+        let out = Frame.make(.rgb24, width: frame.width, height: frame.height)
+        let cx = Float(frame.width) / 2, cy = Float(frame.height) / 2, c = cos(angle), s = sin(angle)
+        for y in 0..<frame.height {
+            let row = out.row(y)
+            for x in 0..<frame.width {
+                // The source point that lands at (x, y): the inverse turn.
+                let dx = Float(x) + 0.5 - cx, dy = Float(y) + 0.5 - cy
+                let sx = c * dx + s * dy + cx - 0.5, sy = -s * dx + c * dy + cy - 0.5
+                guard sx >= 0, sy >= 0, sx < Float(frame.width - 1), sy < Float(frame.height - 1) else {
+                    row[3 * x] = 0; row[3 * x + 1] = 0; row[3 * x + 2] = 0
+                    continue
+                }
+                let ix = Int(sx), iy = Int(sy), tx = sx - Float(ix), ty = sy - Float(iy)
+                let r0 = frame.row(iy), r1 = frame.row(iy + 1)
+                for k in 0..<3 {
+                    let top = Float(r0[3 * ix + k]) * (1 - tx) + Float(r0[3 * ix + 3 + k]) * tx
+                    let bottom = Float(r1[3 * ix + k]) * (1 - tx) + Float(r1[3 * ix + 3 + k]) * tx
+                    row[3 * x + k] = UInt8(max(0, min(255, (top * (1 - ty) + bottom * ty).rounded())))
+                }
+            }
+        }
+        return out
+    }
+
+    func firstFrame() throws -> Frame {
+        let reader = try MediaReader(path: try #require(TestEnvironment.portraitSample))
+        let frame = try #require(try reader.nextFrame())
+        var rgb = Frame.make(.rgb24, width: frame.width, height: frame.height)
+        rgb.color = frame.color
+        try Scaler(method: .bilinear).scale(frame, into: rgb)
+        return rgb
+    }
+
+    func mesh(of frame: Frame) throws -> [Landmark] {
+        let node = FaceLandmarksNode(name: "mesh", detectorModel: FaceLandmarksTests.models.appendingPathComponent("face_detection_short_range.tflite").path,
+                                     landmarkModel: FaceLandmarksTests.models.appendingPathComponent("face_landmark.tflite").path)
+        _ = try node.negotiate(inputs: [frame.description])
+        let out = try node.process(frame, context: RunContext(options: RunOptions()))
+        return try #require(out?.results?.landmarks.first?.points)
+    }
+
+    @Test(.enabled(if: TestEnvironment.portraitSample != nil, "the setup makes samples/media/portrait.mp4"))
+    func aTurnedFaceIsFoundTurnedAndItsMeshTurnsBack() throws {
+        let upright = try firstFrame()
+        let reference = try mesh(of: upright)
+        let w = Float(upright.width), h = Float(upright.height)
+        let iod = hypot((reference[33].x - reference[263].x) * w, (reference[33].y - reference[263].y) * h)
+        for degrees: Float in [-25, 20] {
+            let angle = degrees * .pi / 180
+            let frame = Self.turned(upright, by: angle)
+            let points = try mesh(of: frame)
+            // The eye line (33 → 263) turned by the angle.
+            let before = atan2((reference[263].y - reference[33].y) * h, (reference[263].x - reference[33].x) * w)
+            let after = atan2((points[263].y - points[33].y) * h, (points[263].x - points[33].x) * w)
+            #expect(abs((after - before) - angle) < 3 * .pi / 180, "turned \(degrees)°: the eye line turned \((after - before) * 180 / .pi)°")
+            // Each point turned back about the centre lands near the upright mesh's point.
+            let c = cos(-angle), s = sin(-angle)
+            var total: Float = 0
+            for (p, q) in zip(points, reference) {
+                let dx = p.x * w - w / 2, dy = p.y * h - h / 2
+                let bx = c * dx - s * dy + w / 2, by = s * dx + c * dy + h / 2
+                total += hypot(bx - q.x * w, by - q.y * h)
+            }
+            let mean = total / Float(points.count)
+            #expect(mean / iod < 0.05, "turned \(degrees)°: mean distance \(mean) px, inter-ocular \(iod) px")
+        }
     }
 }
