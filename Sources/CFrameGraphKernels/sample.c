@@ -1,30 +1,55 @@
 // Rotated-grid bilinear sampling of an rgb24 image into a model's float input (face regions,
-// letterboxes). Plain C: the compiler keeps the per-pixel arithmetic in registers.
+// letterboxes), reproducing OpenCV's warpPerspective/warpAffine with INTER_LINEAR on 8-bit images,
+// which MediaPipe's ImageToTensor uses: the sample position is rounded to 1/32 of a pixel, the four
+// weights are exact multiples of 1/1024 (fixed point, 15 bits), and the result is rounded to an
+// 8-bit value before it is normalised.
+#include <math.h>
 #include "fg_kernels.h"
 
 void fg_sample_grid_rgb24(const unsigned char *image, size_t stride, int width, int height,
                           float x0, float y0, float dxc, float dyc, float dxr, float dyr,
                           int size, float scale, float offset, int black_outside, float *out) {
-    const float maxx = (float)(width - 1), maxy = (float)(height - 1);
     for (int row = 0; row < size; row++) {
-        float fx = x0 + dxr * (float)row, fy = y0 + dyr * (float)row;
         float *o = out + (size_t)row * (size_t)size * 3;
-        for (int col = 0; col < size; col++, fx += dxc, fy += dyc, o += 3) {
-            if (black_outside && (fx < -0.5f || fy < -0.5f || fx >= (float)width - 0.5f || fy >= (float)height - 0.5f)) {
+        for (int col = 0; col < size; col++, o += 3) {
+            // Positions in 1/32 pixel, rounded (as OpenCV's INTER_TAB_SIZE); computed per pixel in
+            // double so that long rows do not drift.
+            double fx = (double)x0 + (double)dxc * col + (double)dxr * row;
+            double fy = (double)y0 + (double)dyc * col + (double)dyr * row;
+            long qx = lrint(fx * 32.0), qy = lrint(fy * 32.0);
+            long ix = qx >> 5, iy = qy >> 5;              // floor
+            int tx = (int)(qx & 31), ty = (int)(qy & 31);
+            int inside00 = ix >= 0 && ix < width && iy >= 0 && iy < height;
+            int inside11 = ix + 1 >= 0 && ix + 1 < width && iy + 1 >= 0 && iy + 1 < height;
+            if (black_outside && !inside00 && !inside11 && (ix + 1 < 0 || ix >= width || iy + 1 < 0 || iy >= height)) {
                 o[0] = o[1] = o[2] = offset;
                 continue;
             }
-            float px = fx < 0 ? 0 : (fx > maxx ? maxx : fx);
-            float py = fy < 0 ? 0 : (fy > maxy ? maxy : fy);
-            int ix = (int)px, iy = (int)py;
-            float tx = px - (float)ix, ty = py - (float)iy;
-            int jx = ix + 1 < width ? ix + 1 : width - 1, jy = iy + 1 < height ? iy + 1 : height - 1;
-            const unsigned char *a = image + (size_t)iy * stride + (size_t)ix * 3, *b = image + (size_t)iy * stride + (size_t)jx * 3;
-            const unsigned char *c = image + (size_t)jy * stride + (size_t)ix * 3, *d = image + (size_t)jy * stride + (size_t)jx * 3;
+            // Weights ×32768 (exact: (32 − tx)(32 − ty) … in 1/1024 units, times 32).
+            int w00 = (32 - tx) * (32 - ty) * 32, w10 = tx * (32 - ty) * 32, w01 = (32 - tx) * ty * 32, w11 = tx * ty * 32;
+            long xs[2] = {ix, ix + 1}, ys[2] = {iy, iy + 1};
+            const unsigned char *p[2][2];
+            int zero[2][2];
+            for (int a = 0; a < 2; a++) {
+                for (int b = 0; b < 2; b++) {
+                    long x = xs[b], y = ys[a];
+                    int outside = x < 0 || x >= width || y < 0 || y >= height;
+                    if (outside && !black_outside) {               // replicate the edge
+                        x = x < 0 ? 0 : (x >= width ? width - 1 : x);
+                        y = y < 0 ? 0 : (y >= height ? height - 1 : y);
+                        outside = 0;
+                    }
+                    zero[a][b] = outside;
+                    p[a][b] = outside ? image : image + (size_t)y * stride + (size_t)x * 3;
+                }
+            }
             for (int k = 0; k < 3; k++) {
-                float top = (float)a[k] + ((float)b[k] - (float)a[k]) * tx;
-                float bottom = (float)c[k] + ((float)d[k] - (float)c[k]) * tx;
-                o[k] = (top + (bottom - top) * ty) * scale + offset;
+                int v00 = zero[0][0] ? 0 : p[0][0][k], v10 = zero[0][1] ? 0 : p[0][1][k];
+                int v01 = zero[1][0] ? 0 : p[1][0][k], v11 = zero[1][1] ? 0 : p[1][1][k];
+                int sum = v00 * w00 + v10 * w10 + v01 * w01 + v11 * w11;
+                int value = (sum + (1 << 14)) >> 15;
+                if (value > 255) value = 255;
+                o[k] = (float)value * scale + offset;
             }
         }
     }

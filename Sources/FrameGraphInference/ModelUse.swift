@@ -12,7 +12,7 @@ public enum ModelUse {
             return ["used by detect-faces and face-landmarks (first stage), as MediaPipe's face detection:"] + detector(.blazeFaceShortRange, .blazeFaceShortRange)
         }
         if name.hasPrefix("face_detection_full_range") {
-            return ["settings for BlazeFace full range (no node type uses it yet):"] + detector(.blazeFaceFullRange, .blazeFaceFullRange)
+            return ["used by detect-faces range=full, as MediaPipe's full-range face detection:"] + detector(.blazeFaceFullRange, .blazeFaceFullRange)
         }
         if name.hasPrefix("face_landmark") {
             return ["used by face-landmarks (second stage), as MediaPipe's face mesh:",

@@ -72,11 +72,12 @@ extension NodeCatalog {
             return node
         },
         NodeType(name: "detect-faces", role: .filter,
-                 summary: "face detector (MediaPipe's BlazeFace, short range) on its own worker: frame → results (boxes, 6 keypoints)",
+                 summary: "face detector (MediaPipe's BlazeFace, short or full range) on its own worker: frame → results (boxes, 6 keypoints)",
                  options: FaceDetection.OptionSpecs.all) { name, o in
             typealias S = FaceDetection.OptionSpecs
-            let node = FaceDetection.node(name: name, model: try o.value(S.model), threads: try o.value(S.threads),
-                                          minScore: Float(try o.value(S.minScore)), maxFaces: try o.value(S.maxFaces),
+            let node = FaceDetection.node(name: name, range: FaceDetection.Range(rawValue: try o.value(S.range)) ?? .short,
+                                          model: try o.value(S.model), threads: try o.value(S.threads),
+                                          minScore: try o.value(S.minScore).map(Float.init), maxFaces: try o.value(S.maxFaces),
                                           overlap: Float(try o.value(S.overlap)),
                                           algorithm: NonMaxSuppression.Algorithm(rawValue: try o.value(S.suppression)) ?? .weighted)
             node.modelSearchRoots = [o.projectFolder]

@@ -51,7 +51,7 @@ extension NeuralGraph {
             return product([outCount, p.filterH, p.filterW])
         case .mean:
             return product(shape(0))
-        case .reshape, .concatenation, .pad:
+        case .reshape, .concatenation, .pad, .depthToSpace:
             return 0
         default:
             return outCount

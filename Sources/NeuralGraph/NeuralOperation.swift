@@ -92,6 +92,9 @@ public enum NeuralOperation: Sendable, Equatable {
     case resizeBilinear(alignCorners: Bool, halfPixelCenters: Bool)
     case resizeNearest(alignCorners: Bool, halfPixelCenters: Bool)
     case softmax(beta: Float)
+    /// Moves `blockSize`² channel groups into blockSize × blockSize spatial blocks (TensorFlow's
+    /// DCR order): [N, H, W, C] → [N, H·b, W·b, C / b²].
+    case depthToSpace(blockSize: Int)
 
     /// The name reports and errors use.
     public var name: String {
@@ -125,6 +128,7 @@ public enum NeuralOperation: Sendable, Equatable {
         case .resizeBilinear: return "RESIZE_BILINEAR"
         case .resizeNearest: return "RESIZE_NEAREST_NEIGHBOR"
         case .softmax: return "SOFTMAX"
+        case .depthToSpace: return "DEPTH_TO_SPACE"
         }
     }
 

@@ -261,6 +261,15 @@ struct ShapeChecker {
                 shape[axis] = sum
             }
             return .shape(shape)
+        case .depthToSpace(let b):
+            try requireInputs(1...1)
+            let x = try input(0)
+            let s = try rank4(x)
+            try checkRuntimeLimits(["block": [b]])
+            guard b >= 1, s[3] % (b * b) == 0 else { throw mismatch(x, expected: "channels divisible by \(b)² (block size \(b))") }
+            let (h, o1) = s[1].multipliedReportingOverflow(by: b), (w, o2) = s[2].multipliedReportingOverflow(by: b)
+            guard !o1, !o2 else { throw invalid("output size overflows") }
+            return .shape([s[0], h, w, s[3] / (b * b)])
         case .resizeBilinear, .resizeNearest:
             try requireInputs(1...1)
             let x = try input(0)

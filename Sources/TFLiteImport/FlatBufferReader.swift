@@ -212,6 +212,14 @@ public struct FlatTable {
     }
 
     /// A vector-of-tables field (empty when absent).
+    /// A vector of little-endian unsigned integers of `elementSize` bytes (1 or 2) at field `id`.
+    public func unsignedIntegers(_ id: Int, elementSize: Int) throws(FlatBufferError) -> [Int] {
+        guard let v = try vector(id, elementSize: elementSize) else { return [] }
+        try reader.charge(v.count, at: v.position)
+        return (0..<v.count).map { elementSize == 1 ? Int(reader.unchecked(UInt8.self, at: v.start + $0))
+                                                    : Int(reader.unchecked(UInt16.self, at: v.start + 2 * $0)) }
+    }
+
     public func tables(_ id: Int) throws(FlatBufferError) -> [FlatTable] {
         guard let v = try vector(id, elementSize: 4) else { return [] }
         var result: [FlatTable] = []

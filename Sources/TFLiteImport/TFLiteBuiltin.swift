@@ -6,6 +6,7 @@ enum TFLiteBuiltin {
     static let concatenation = 2
     static let conv2d = 3
     static let depthwiseConv2d = 4
+    static let depthToSpace = 5
     static let dequantize = 6
     static let fullyConnected = 9
     static let logistic = 14
@@ -32,6 +33,7 @@ enum TFLiteBuiltin {
     static let leakyRelu = 98
     static let quantize = 114
     static let hardSwish = 117
+    static let densify = 124
 
     /// Names indexed by code, as in schema.fbs (209 codes).
     static let names: [String] = [

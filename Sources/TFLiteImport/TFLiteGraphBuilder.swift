@@ -48,6 +48,7 @@ struct TFLiteGraphBuilder {
     mutating func build() throws -> NeuralGraph {
         try checkStructure()
         try checkQuantization()
+        try foldDensify()
         try foldDequantize()
         var mapped: [(index: Int, node: NeuralNode)] = []
         for (index, op) in subgraph.operators.enumerated() {
@@ -166,6 +167,9 @@ struct TFLiteGraphBuilder {
         case TFLiteTensorType.int64: (size, type) = (8, .int64)
         default: (size, type) = (0, .other)
         }
+        if let sparsity = t.sparsity {
+            return try densify(index, sparsity: sparsity, range: range, elementSize: size)
+        }
         if size > 0 && range.count != elements * size {
             throw malformed("tensor '\(t.name)' has \(elements) \(TFLiteTensorType.name(t.type)) elements, but its buffer \(t.buffer) holds \(range.count) bytes",
                             at: range.lowerBound)
@@ -180,6 +184,48 @@ struct TFLiteGraphBuilder {
         }
         copied[key] = storage
         return storage
+    }
+
+    /// A sparse float constant expanded to its dense shape (TFLite's DENSIFY done at import).
+    mutating func densify(_ index: Int, sparsity: TFLiteSparsity, range: Range<Int>, elementSize: Int) throws -> ConstantStorage {
+        let t = subgraph.tensors[index]
+        guard elementSize == 2 || elementSize == 4, t.type == TFLiteTensorType.float16 || t.type == TFLiteTensorType.float32 else {
+            throw malformed("sparse tensor '\(t.name)' is \(TFLiteTensorType.name(t.type)); only float32 and float16 sparse constants are read", at: t.position)
+        }
+        guard range.count % elementSize == 0 else {
+            throw malformed("sparse tensor '\(t.name)': its buffer of \(range.count) bytes is not whole \(TFLiteTensorType.name(t.type)) values", at: range.lowerBound)
+        }
+        bytesCopied += range.count
+        let values: [Float] = model.reader.bytes.withUnsafeBytes { raw in
+            let slice = UnsafeRawBufferPointer(rebasing: raw[range])
+            return (0..<(range.count / elementSize)).map { i in
+                elementSize == 2 ? Float(Float16(bitPattern: UInt16(littleEndian: slice.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))))
+                                 : Float(bitPattern: UInt32(littleEndian: slice.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+            }
+        }
+        switch sparsity.densify(values, shape: t.shape) {
+        case .success(let dense):
+            let storage = ConstantStorage(floats: dense)
+            folded[index] = storage
+            return storage
+        case .failure(let error):
+            throw malformed("sparse tensor '\(t.name)': \(error.reason)", at: t.position)
+        }
+    }
+
+    /// Folds DENSIFY of a sparse constant: its output becomes the dense constant (float16 values are
+    /// widened here; the DEQUANTIZE that usually follows is then folded too).
+    mutating func foldDensify() throws {
+        for op in subgraph.operators where try code(of: op).builtin == TFLiteBuiltin.densify {
+            guard op.inputs.count == 1, op.inputs[0] >= 0, op.outputs.count == 1, subgraph.tensors[op.inputs[0]].sparsity != nil,
+                  let storage = try constant(op.inputs[0]) else { continue }
+            let output = subgraph.tensors[op.outputs[0]]
+            guard ShapeArithmetic.elementCount(output.shape) == storage.elementCount else {
+                throw malformed("DENSIFY output '\(output.name)' has shape \(output.shape) but its input has \(storage.elementCount) elements",
+                                at: op.position)
+            }
+            folded[op.outputs[0]] = storage
+        }
     }
 
     /// Converts little-endian float16 bytes to float32 storage.

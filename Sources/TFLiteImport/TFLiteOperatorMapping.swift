@@ -189,6 +189,14 @@ extension TFLiteGraphBuilder {
         case TFLiteBuiltin.dequantize:
             return folded[outputIndex] != nil ? .folded : .unsupported("\(opName) (non-constant input)")
 
+        case TFLiteBuiltin.densify:
+            return folded[outputIndex] != nil ? .folded : .unsupported("\(opName) (not a sparse constant)")
+
+        case TFLiteBuiltin.depthToSpace:
+            // DepthToSpaceOptions: block_size (0).
+            let block = Int(try options(TFLiteOptions.depthToSpaceType)?.scalar(0, default: Int32(0)) ?? 0)
+            return try node(.depthToSpace(blockSize: block), [try input(0)])
+
         default:
             return .unsupported(opName)
         }

@@ -7,7 +7,7 @@ enum TFLiteOptions {
     static let conv2DType: UInt8 = 1, depthwiseConv2DType: UInt8 = 2, pool2DType: UInt8 = 5, fullyConnectedType: UInt8 = 8
     static let softmaxType: UInt8 = 9, concatenationType: UInt8 = 10, addType: UInt8 = 11, resizeBilinearType: UInt8 = 15
     static let reshapeType: UInt8 = 17, mulType: UInt8 = 21, reducerType: UInt8 = 27, subType: UInt8 = 28, divType: UInt8 = 29
-    static let transposeConvType: UInt8 = 49, resizeNearestType: UInt8 = 74, leakyReluType: UInt8 = 75
+    static let transposeConvType: UInt8 = 49, resizeNearestType: UInt8 = 74, leakyReluType: UInt8 = 75, depthToSpaceType: UInt8 = 94
 
     /// Padding enum: SAME = 0, VALID = 1.
     static func padding(_ raw: Int8) -> Padding? {

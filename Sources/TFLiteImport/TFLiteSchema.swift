@@ -98,7 +98,7 @@ struct TFLiteSubGraph {
     }
 }
 
-/// Tensor: shape (0), type (1, TensorType), buffer (2), name (3), quantization (4).
+/// Tensor: shape (0), type (1, TensorType), buffer (2), name (3), quantization (4), sparsity (6).
 struct TFLiteTensor {
     let shape: [Int]
     let type: Int8
@@ -108,9 +108,12 @@ struct TFLiteTensor {
     let hasQuantizationScale: Bool
     /// Where the tensor table is (for error messages).
     let position: Int
+    /// Sparsity parameters (6): the buffer holds only the stored values of a sparse constant.
+    let sparsity: TFLiteSparsity?
 
     init(_ t: FlatTable) throws(FlatBufferError) {
         position = t.position
+        if let s = try t.table(6) { sparsity = try TFLiteSparsity(s) } else { sparsity = nil }
         shape = try t.int32s(0)
         type = try t.scalar(1, default: 0)
         buffer = Int(try t.scalar(2, default: UInt32(0)))

@@ -38,6 +38,8 @@ final class XNNPACKStage {
             return !(alignCorners && halfPixel) && graph.tensors[node.inputs[0]].shape.count == 4
         case .softmax(let beta):
             return beta == 1
+        case .depthToSpace(let b):
+            return b >= 1 && graph.tensors[node.inputs[0]].shape.count == 4
         case .tanh, .hardSigmoid, .concatenation, .resizeNearest:
             return false
         }
@@ -262,6 +264,8 @@ final class XNNPACKStage {
             status = xnn_define_static_resize_bilinear_2d(subgraph, outShape[1], outShape[2], try v(input), try v(output), UInt32(flags))
         case .softmax:
             status = xnn_define_softmax(subgraph, try v(input), try v(output), 0)
+        case .depthToSpace(let b):
+            status = xnn_define_depth_to_space(subgraph, try v(input), try v(output), try u32(b), 0)
         case .tanh, .hardSigmoid, .concatenation, .resizeNearest:
             throw ModelError.runtime(operation: label, reason: "not an XNNPACK operation")
         }

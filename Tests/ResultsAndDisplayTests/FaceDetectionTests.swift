@@ -95,4 +95,26 @@ import TestSupport
             }
         }
     }
+
+    @Test(.enabled(if: TestEnvironment.portraitSample != nil, "the setup makes samples/media/portrait.mp4"))
+    func theFullRangeModelFindsTheSameFace() throws {
+        // The full-range model is sparse (DENSIFY of float16 weights, folded at import) and uses
+        // DEPTH_TO_SPACE: both must work for it to find the portrait's face where the short-range one does.
+        func faces(_ range: FaceDetection.Range) throws -> [Detection] {
+            let source = FileSource(name: "clip", path: TestEnvironment.portraitSample ?? "", options: .init(duration: 3.0 / 30))
+            let node = FaceDetection.node(name: "faces", range: range,
+                                          model: TestEnvironment.root.appendingPathComponent("models/cache/\(range.defaultModel).tflite").path)
+            let found = Protected<[Detection]>([])
+            source --> node
+            node.onResults { item in found.withLock { $0 += item.results.detections } }
+            let report = try GraphRunner(sources: [source], options: RunOptions(mode: .offline)).run()
+            #expect(report.failure == nil)
+            return found.withLock { $0 }
+        }
+        let short = try faces(.short), full = try faces(.full)
+        #expect(short.count == 3 && full.count == 3)
+        for (a, b) in zip(short, full) {
+            #expect(b.score > 0.6 && NonMaxSuppression.iou(a.box, b.box) > 0.7, "short \(a.box) full \(b.box)")
+        }
+    }
 }

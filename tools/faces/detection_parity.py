@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Face detection parity: FrameGraph's detect-faces against MediaPipe's own face detection solution
 (mediapipe 0.10.21, `mp.solutions.face_detection`, model_selection=0: the same short-range BlazeFace
-model, min_detection_confidence 0.5) on every frame of the given clips.
+model, min_detection_confidence 0.5; --full-range: model_selection=1 and range=full, whose graph
+keeps its own threshold of 0.6) on every frame of the given clips, FrameGraph with its defaults.
 
 For each frame: the number of faces must agree; each MediaPipe face is matched to FrameGraph's face
 of largest IoU, and the box IoU and the six keypoints' distances (as a share of the frame width)
@@ -29,7 +30,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PIPELINE = """source = file path={clip}
-faces  = detect-faces min-score=0.5
+faces  = detect-faces range={range}
 log    = results path={out}
 source -> faces -> log
 """
@@ -42,13 +43,13 @@ def probe_size(clip):
     return int(w), int(h)
 
 
-def mediapipe_faces(clip):
+def mediapipe_faces(clip, full_range=False):
     w, h = probe_size(clip)
     raw = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", clip, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
                          capture_output=True, check=True).stdout
     frames = np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3)
     found = []
-    with mp.solutions.face_detection.FaceDetection(model_selection=0, min_detection_confidence=0.5) as detector:
+    with mp.solutions.face_detection.FaceDetection(model_selection=1 if full_range else 0, min_detection_confidence=0.5) as detector:
         for frame in frames:
             result = detector.process(frame)
             faces = []
@@ -60,7 +61,7 @@ def mediapipe_faces(clip):
     return found, w, h
 
 
-def framegraph_faces(clip, cli, same_pixels=False):
+def framegraph_faces(clip, cli, same_pixels=False, full_range=False):
     with tempfile.TemporaryDirectory() as tmp:
         pipeline, out = os.path.join(tmp, "p.fg"), os.path.join(tmp, "faces.jsonl")
         source = os.path.abspath(clip)
@@ -68,7 +69,7 @@ def framegraph_faces(clip, cli, same_pixels=False):
             # The very RGB frames MediaPipe gets (ffmpeg's conversion), as a PNG sequence.
             subprocess.run(["ffmpeg", "-loglevel", "error", "-i", clip, "-pix_fmt", "rgb24", os.path.join(tmp, "f%05d.png")], check=True)
             source = os.path.join(tmp, "f%05d.png")
-        open(pipeline, "w").write(PIPELINE.format(clip=source, out=out))
+        open(pipeline, "w").write(PIPELINE.format(clip=source, out=out, range="full" if full_range else "short"))
         subprocess.run([cli, "run", pipeline, "--quiet"], check=True, cwd=ROOT)
         lines = [json.loads(l) for l in open(out) if l.strip()]
     return [l["detections"] for l in sorted(lines, key=lambda l: l["index"])]
@@ -102,13 +103,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("clips", nargs="+")
     parser.add_argument("--cli", default=os.path.join(ROOT, ".build/release/framegraph"))
+    parser.add_argument("--full-range", action="store_true", help="the full-range model (model_selection=1; detect-faces range=full)")
     parser.add_argument("--same-pixels", action="store_true",
                         help="give FrameGraph the RGB frames MediaPipe gets (a PNG sequence from ffmpeg) instead of the clip")
     args = parser.parse_args()
     total_frames, total_diff, all_iou, all_kp = 0, 0, [], []
     for clip in args.clips:
-        ref, w, h = mediapipe_faces(clip)
-        ours = framegraph_faces(clip, args.cli, args.same_pixels)
+        ref, w, h = mediapipe_faces(clip, args.full_range)
+        ours = framegraph_faces(clip, args.cli, args.same_pixels, args.full_range)
         if len(ours) != len(ref):
             print(f"{os.path.basename(clip)}: FrameGraph gave {len(ours)} frames, MediaPipe {len(ref)}")
         diff, ious, kp = compare(ref, ours, w, h)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Fetch MediaPipe's four TFLite models used by FrameGraph from the
+# Fetch MediaPipe's five TFLite models used by FrameGraph from the
 # mediapipe==0.10.21 wheel on PyPI, verify the wheel and every model by
 # SHA-256, and extract them into a cache directory.
 #
 #   tools/models/fetch_mediapipe_models.sh [CACHE_DIR]   (default: models/cache)
 #
-# Idempotent: when the four files are already in CACHE_DIR with the pinned
+# Idempotent: when the five files are already in CACHE_DIR with the pinned
 # hashes nothing is downloaded. The wheel (~36 MB) is kept in CACHE_DIR so a
 # re-extraction never downloads again. CACHE_DIR gets a '.gitignore' with '*'
 # so that nothing in it is ever committed.
@@ -26,6 +26,7 @@ MODELS=(
   "selfie_segmentation_landscape.tflite a77d03f4659b9f6b6c1f5106947bf40e99d7655094b6527f214ea7d451106edd mediapipe/modules/selfie_segmentation/selfie_segmentation_landscape.tflite"
   "face_detection_short_range.tflite bbff11cebd1eb27a1e004cae0b0e63ec8c551cbf34a4451148b4908b8db3eca8 mediapipe/modules/face_detection/face_detection_short_range.tflite"
   "face_landmark.tflite 1055cb9d4a9ca8b8c688902a3a5194311138ba256bcc94e336d8373a5f30c814 mediapipe/modules/face_landmark/face_landmark.tflite"
+  "face_detection_full_range_sparse.tflite 2c3728e6da56f21e21a320433396fb06d40d9088f2247c05e5635a688d45dfe1 mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite"
 )
 
 if [[ -z "${PYTHON:-}" ]]; then
@@ -46,7 +47,7 @@ all_ok() {
 }
 
 if all_ok && [[ -f "$CACHE_DIR/face_mesh_connections.json" ]]; then
-  echo "fetch_mediapipe_models: all 4 models and the face mesh lines present and verified in $CACHE_DIR"
+  echo "fetch_mediapipe_models: all 5 models and the face mesh lines present and verified in $CACHE_DIR"
   exit 0
 fi
 

@@ -55,10 +55,12 @@ void fg_ab_row(const float *a0, const float *a1, const float *b0, const float *b
 
 /// n floats (0…255 scale) → bytes, rounded and clamped.
 void fg_float_to_bytes(const float *src, unsigned char *dst, int n);
-/// Samples a size×size grid of an rgb24 image (width×height, `stride` bytes per row) bilinearly
-/// into size×size×3 floats (value·scale + offset), as OpenCV's warp does: output pixel (col, row)
-/// reads the image at pixel-index position (x0 + col·dxc + row·dxr, y0 + col·dyc + row·dyr); outside
-/// the image, black (`black_outside` ≠ 0) or the nearest edge pixel.
+/// Samples a size×size grid of an rgb24 image (width×height, `stride` bytes per row) into
+/// size×size×3 floats (value·scale + offset) as OpenCV's warp with INTER_LINEAR does on 8-bit
+/// images (MediaPipe's ImageToTensor): output pixel (col, row) reads the image at pixel-index position
+/// (x0 + col·dxc + row·dxr, y0 + col·dyc + row·dyr), rounded to 1/32 pixel, bilinear with
+/// fixed-point weights, rounded to 8 bits; outside the image, black (`black_outside` ≠ 0: OpenCV's
+/// constant border) or the nearest edge pixel (its replicated border).
 void fg_sample_grid_rgb24(const unsigned char *image, size_t stride, int width, int height,
                           float x0, float y0, float dxc, float dyc, float dxr, float dyr,
                           int size, float scale, float offset, int black_outside, float *out);
