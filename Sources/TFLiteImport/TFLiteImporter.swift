@@ -8,6 +8,7 @@ import NeuralGraph
 /// - checks the `TFL3` file identifier and reads the first subgraph (the metadata says when there are more);
 /// - copies constant buffers into aligned ``ConstantStorage``; float16 constants become float32, and a
 ///   DEQUANTIZE of a constant float16 buffer is folded away (its output becomes a float32 constant);
+///   DENSIFY of a sparse constant is folded away too (expanded at import, TFLiteSparsity);
 /// - maps each operator to a ``NeuralOperation``, moving shape, axis and padding constants into the
 ///   operation's parameters so node inputs are data tensors only;
 /// - refuses quantized models (``ModelError/quantizedModel(file:tensor:)``), reports every unsupported

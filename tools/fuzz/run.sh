@@ -33,7 +33,7 @@ extra=()
 case "$target" in
   tflite)
     cp -n models/cache/*.tflite "$corpus"/ 2>/dev/null || true
-    extra=(-max_len=400000) ;;
+    extra=(-max_len=800000) ;;   # the largest seed, the sparse full-range face detector, is 677 KB
   onnx)
     cp -n models/colorizer/colorizer.onnx "$corpus"/ 2>/dev/null || true
     cp -n models/cache/*.onnx "$corpus"/ 2>/dev/null || true
