@@ -30,8 +30,10 @@ final class XNNPACKStage {
         case .mean(let axes, _):
             let shape = graph.tensors[node.inputs[0]].shape
             let rank = shape.count
+            let out = graph.tensors[node.outputs[0]].shape
+            // Over height and width: kept dimensions ([N, 1, 1, C]) or not ([N, C], pooled then reshaped).
             return rank == 4 && Set(axes.map { $0 < 0 ? $0 + rank : $0 }) == [1, 2]
-                && graph.tensors[node.outputs[0]].shape == [shape[0], 1, 1, shape[3]]
+                && (out == [shape[0], 1, 1, shape[3]] || out == [shape[0], shape[3]])
         case .pad(_, _), .reshape:
             return true
         case .resizeBilinear(let alignCorners, let halfPixel):
@@ -248,10 +250,16 @@ final class XNNPACKStage {
             }
         case .mean:
             let pooled = [inShape[0], 1, 1, inShape[3]]
-            if outShape != pooled {
-                throw ModelError.runtime(operation: label, reason: "MEAN without keep_dims needs a reshape (not supported yet)")
+            if outShape == pooled {
+                status = xnn_define_global_average_pooling_2d(subgraph, -.infinity, .infinity, try v(input), try v(output), 0)
+            } else {
+                // Without kept dimensions: pool into a [N, 1, 1, C] intermediate, then reshape to [N, C].
+                var middle: UInt32 = 0
+                try xnnCheck(xnn_define_tensor_value(subgraph, xnn_datatype_fp32, 4, pooled, nil, XNN_INVALID_VALUE_ID, 0, &middle),
+                             "\(label): pooled intermediate")
+                try xnnCheck(xnn_define_global_average_pooling_2d(subgraph, -.infinity, .infinity, try v(input), middle, 0), label)
+                status = xnn_define_static_reshape(subgraph, outShape.count, outShape, middle, try v(output), 0)
             }
-            status = xnn_define_global_average_pooling_2d(subgraph, -.infinity, .infinity, try v(input), try v(output), 0)
         case .pad(let paddings, let padValue):
             var before = paddings.map { $0.0 }, after = paddings.map { $0.1 }
             while before.count < 4 { before.append(0); after.append(0) }
