@@ -29,6 +29,8 @@ let package = Package(
         // FreeType (label text on annotated video) and SDL2 (the live preview window).
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
+        // zlib: deflate entries of the zip archives behind TFLite models' metadata.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // FrameGraph's own C kernels (Lab arithmetic), compiled for baseline x86-64 and AVX2+FMA,
         // chosen at run time.
@@ -36,7 +38,7 @@ let package = Package(
         // Neural-network graph IR: tensors, constants in aligned storage, operations, shape checks.
         .target(name: "NeuralGraph"),
         // TFLite flatbuffers → graph IR (a small FlatBuffers reader of our own).
-        .target(name: "TFLiteImport", dependencies: ["NeuralGraph"]),
+        .target(name: "TFLiteImport", dependencies: ["NeuralGraph", "CZlib"]),
         // ONNX protobuf → graph IR (a small protobuf reader of our own; NCHW converted to NHWC).
         .target(name: "ONNXImport", dependencies: ["NeuralGraph"]),
         // Runs the graph IR through XNNPACK's subgraph runtime, with own kernels for what it lacks.
@@ -67,7 +69,7 @@ let package = Package(
         .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw"]),
         // The command-line tool.
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera",
-                                                             "XNNPACKRuntime", "NeuralGraph", "ModelStore", "FrameGraphMedia", "FrameGraphDisplay"]),
+                                                             "XNNPACKRuntime", "NeuralGraph", "ModelStore", "FrameGraphMedia", "FrameGraphDisplay", "TFLiteImport"]),
 
         // Small programs that use FrameGraph as a library (samples/README.md); the tests build and run them.
         .executableTarget(name: "sample-chain", dependencies: ["FrameGraph", "FrameGraphCamera", "FrameGraphFilters", "FrameGraphInference",
@@ -85,6 +87,7 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: ["NeuralGraph", "XNNPACKRuntime"], path: "tools/fuzz/targets/FuzzSupport"),
         .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-tflite"),
         .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", "ONNXImport"], path: "tools/fuzz/targets/fuzz-onnx"),
+        .executableTarget(name: "fuzz-metadata", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-metadata"),
         .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
         .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),
 

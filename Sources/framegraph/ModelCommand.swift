@@ -2,6 +2,7 @@ import Foundation
 import FrameGraph
 import FrameGraphInference
 import ModelStore
+import TFLiteImport
 import NeuralGraph
 import XNNPACKRuntime
 
@@ -49,7 +50,39 @@ struct ModelCommand {
         lines.append(String(format: "  FLOPs per prediction: %.3f G (multiply-add = 2)", Double(graph.flops) / 1e9))
         for key in graph.metadata.keys.sorted() { lines.append("  \(key): \(graph.metadata[key] ?? "")") }
         lines += ModelUse.lines(forModelAt: path)
+        if path.hasSuffix(".tflite") {
+            do {
+                if let m = try TFLiteMetadata.read(path: path) { lines += Self.metadataLines(m) }
+            } catch {
+                lines.append("  metadata: \(FrameGraph.describe(error))")
+            }
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// The lines `model info` prints for a TFLite model's metadata and packed files.
+    static func metadataLines(_ m: TFLiteMetadata) -> [String] {
+        var lines = ["TFLite metadata:"]
+        for (label, value) in [("name", m.name), ("description", m.description), ("version", m.version), ("author", m.author),
+                               ("license", m.license), ("min parser version", m.minParserVersion)] {
+            if let value, !value.isEmpty { lines.append("  \(label): \(value)") }
+        }
+        func list(_ v: [Float]) -> String { v.map { String(format: "%g", $0) }.joined(separator: ", ") }
+        for (kind, tensors) in [("input", m.inputs), ("output", m.outputs)] {
+            for (i, t) in tensors.enumerated() {
+                var parts: [String] = []
+                if let s = t.colorSpace { parts.append("colour space \(s)") }
+                if !t.mean.isEmpty || !t.std.isEmpty { parts.append("normalisation (x − [\(list(t.mean))]) / [\(list(t.std))]") }
+                if !t.min.isEmpty || !t.max.isEmpty { parts.append("range [\(list(t.min))] … [\(list(t.max))]") }
+                if let s = t.scoreThreshold { parts.append("score threshold \(String(format: "%g", s))") }
+                if let c = t.scoreCalibration { parts.append("score calibration \(c)") }
+                for f in t.files { parts.append("file '\(f.name)' (\(f.type)\(f.locale.map { ", \($0)" } ?? ""))") }
+                lines.append("  \(kind) \(i) '\(t.name ?? "")': " + (parts.isEmpty ? "—" : parts.joined(separator: "; ")))
+            }
+        }
+        for f in m.files { lines.append("  file '\(f.name)' (\(f.type))") }
+        if !m.packedFiles.isEmpty { lines.append("  packed files: " + m.packedFiles.joined(separator: ", ")) }
+        return lines
     }
 
     /// `model run`: one prediction on an input file; each output written as raw float32 (FrameGraph's

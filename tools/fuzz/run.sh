@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds one of FrameGraph's libFuzzer targets with AddressSanitizer and runs it.
 #
-#   tools/fuzz/run.sh tflite|onnx|pipeline|results SECONDS [libFuzzer options…]
+#   tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata SECONDS [libFuzzer options…]
 #
 # tflite:   TFLite flatbuffers → import → resource checks → compile → one prediction
 # onnx:     ONNX protobuf → the same
 # pipeline: pipeline description text → parser → builder
 # results:  a results-file line (JSON) → decoder → encoder → annotate's drawing on small frames
+# metadata: a TFLite file's metadata buffer and the zip of associated files behind it
 #
 # The corpus lives in .build-fuzz/corpus/TARGET (seeded from the real models and pipeline files, so
 # runs build on each other); crashes go to .build-fuzz/artifacts/TARGET/. A crash replays without
@@ -17,8 +18,8 @@ cd "$(dirname "$0")/../.."
 target=${1:-}
 seconds=${2:-60}
 case "$target" in
-  tflite|onnx|pipeline|results) ;;
-  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results SECONDS [libFuzzer options…]" >&2; exit 2 ;;
+  tflite|onnx|pipeline|results|metadata) ;;
+  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata SECONDS [libFuzzer options…]" >&2; exit 2 ;;
 esac
 shift 2 || shift $#
 product="fuzz-$target"
@@ -41,6 +42,19 @@ case "$target" in
   pipeline)
     for f in pipelines/*.fg; do cp -n "$f" "$corpus/$(basename "$f")"; done
     extra=(-max_len=4096 -dict=tools/fuzz/pipeline.dict) ;;
+  metadata)
+    cp -n models/cache/face_detection_short_range.tflite "$corpus"/ 2>/dev/null || true
+    # The same model with a zip of associated files appended (a deflated and a stored entry).
+    python3 - models/cache/face_detection_short_range.tflite "$corpus/with_packed_files.tflite" <<'PY' || true
+import io, sys, zipfile
+model = open(sys.argv[1], "rb").read()
+packed = io.BytesIO()
+with zipfile.ZipFile(packed, "w") as z:
+    z.writestr("labels.txt", "".join(f"class {i}\n" for i in range(200)), compress_type=zipfile.ZIP_DEFLATED)
+    z.writestr("notes.txt", "stored entry\n", compress_type=zipfile.ZIP_STORED)
+open(sys.argv[2], "wb").write(model + packed.getvalue())
+PY
+    extra=(-max_len=400000) ;;
   results)
     cp -n tools/fuzz/results-seed.jsonl "$corpus"/ 2>/dev/null || true
     extra=(-max_len=8192 -dict=tools/fuzz/results.dict) ;;
