@@ -87,14 +87,16 @@ public struct FaceRegion: Sendable, Equatable {
     }
 }
 
-/// Samples a rotated region of a frame into a model's RGB input, bilinearly, in one pass: each of
-/// the `size`×`size` output pixels is the frame's colour at the matching point of the region
-/// (edges replicated outside the frame), normalised as `value × scale + offset`.
+/// Samples a rotated region of an rgb24 frame into a model's RGB input in one pass, exactly as
+/// MediaPipe's ImageToTensor does it (OpenCV's warp, bilinear on 8-bit pixels: the C kernel
+/// `fg_sample_grid_rgb24`): each of the `size`×`size` output pixels is the frame's colour at the
+/// matching point of the region, normalised as `value × scale + offset`. Outside the frame: black
+/// (`blackOutside`, a letterbox) or the nearest edge pixel. Other formats are first converted with
+/// ``CommonDecoderRGB``, as MediaPipe's callers convert video.
 public struct RegionSampler {
     public let size: Int
     public let scale: Float
     public let offset: Float
-    /// Outside the frame: black (MediaPipe's zero border, for letterboxing) or the nearest edge pixel.
     public let blackOutside: Bool
 
     public init(size: Int, scale: Float, offset: Float, blackOutside: Bool = false) {
@@ -104,107 +106,21 @@ public struct RegionSampler {
         self.blackOutside = blackOutside
     }
 
-    /// Fills `size × size × 3` floats at `destination` (NHWC) from `frame` (yuv420p or rgb24).
-    /// Returns false for other formats.
+    /// Fills `size × size × 3` floats at `destination` (NHWC) from `frame`. Returns false unless
+    /// the frame is rgb24.
     public func sample(_ region: FaceRegion, of frame: Frame, into destination: UnsafeMutablePointer<Float>) -> Bool {
-        guard frame.format == .yuv420p || frame.format == .rgb24 else { return false }
-        let w = frame.width, h = frame.height
-        let coefficients = YUVToRGB(frame.color.resolved(height: h))
+        guard frame.format == .rgb24 else { return false }
         let c = cos(region.rotation), s = sin(region.rotation), step = region.side / Float(size)
-        // The frame point of output pixel (0, 0), and the steps along a row and down a column. As
-        // MediaPipe's ImageToTensor (OpenCV's warp from the region's corners to the output's), output
-        // pixel j samples the frame at the region's corner + j steps, in pixel-index coordinates.
+        // Output pixel (col, row) reads the frame at the region's corner + col, row steps along the
+        // region's axes, in pixel-index coordinates (OpenCV's warp from corner to corner).
         let a0 = -0.5 * region.side
         let originX = region.centerX + c * a0 - s * a0, originY = region.centerY + s * a0 + c * a0
-        if frame.format == .rgb24 {
-            withExtendedLifetime(frame) {
-                fg_sample_grid_rgb24(frame.base(plane: 0).assumingMemoryBound(to: UInt8.self), frame.planes[0].stride, Int32(w), Int32(h),
-                                     originX, originY, c * step, s * step, -s * step, c * step, Int32(size), scale, offset,
-                                     blackOutside ? 1 : 0, destination)
-            }
-            return true
-        }
         withExtendedLifetime(frame) {
-            let y0 = frame.base(plane: 0).assumingMemoryBound(to: UInt8.self), ys = frame.planes[0].stride
-            let u0 = frame.format == .yuv420p ? frame.base(plane: 1).assumingMemoryBound(to: UInt8.self) : y0
-            let v0 = frame.format == .yuv420p ? frame.base(plane: 2).assumingMemoryBound(to: UInt8.self) : y0
-            let cs = frame.format == .yuv420p ? frame.planes[1].stride : 0
-            for row in 0..<size {
-                var fx = originX - s * step * Float(row), fy = originY + c * step * Float(row)
-                let out = destination + row * size * 3
-                for col in 0..<size {
-                    // (fx, fy) is in pixel-index coordinates here: pixel i's centre is at i.
-                    if blackOutside && (fx < -0.5 || fy < -0.5 || fx >= Float(w) - 0.5 || fy >= Float(h) - 0.5) {
-                        out[3 * col] = offset
-                        out[3 * col + 1] = offset
-                        out[3 * col + 2] = offset
-                        fx += c * step
-                        fy += s * step
-                        continue
-                    }
-                    let px = max(0, min(Float(w - 1), fx)), py = max(0, min(Float(h - 1), fy))
-                    let ix = Int(px), iy = Int(py)
-                    let tx = px - Float(ix), ty = py - Float(iy)
-                    let jx = min(ix + 1, w - 1), jy = min(iy + 1, h - 1)
-                    var r: Float, g: Float, b: Float
-                    if frame.format == .rgb24 {
-                        func at(_ x: Int, _ y: Int, _ k: Int) -> Float { Float(y0[y * ys + 3 * x + k]) }
-                        func lerp(_ k: Int) -> Float {
-                            let top = at(ix, iy, k) + (at(jx, iy, k) - at(ix, iy, k)) * tx
-                            let bottom = at(ix, jy, k) + (at(jx, jy, k) - at(ix, jy, k)) * tx
-                            return top + (bottom - top) * ty
-                        }
-                        (r, g, b) = (lerp(0), lerp(1), lerp(2))
-                    } else {
-                        // As a decoder's own conversion to RGB does it (FFmpeg's, which MediaPipe's
-                        // callers use): each of the four neighbours converted with the chroma of its
-                        // 2×2 block, rounded to 8 bits, then blended.
-                        func pixel(_ x: Int, _ y: Int) -> (Float, Float, Float) {
-                            let k = (y >> 1) * cs + (x >> 1)
-                            let (r, g, b) = coefficients.rgb(Float(y0[y * ys + x]), Float(u0[k]), Float(v0[k]))
-                            return (r.rounded(), g.rounded(), b.rounded())
-                        }
-                        let p00 = pixel(ix, iy), p10 = pixel(jx, iy), p01 = pixel(ix, jy), p11 = pixel(jx, jy)
-                        func blend(_ a: Float, _ b: Float, _ c: Float, _ d: Float) -> Float {
-                            let top = a + (b - a) * tx, bottom = c + (d - c) * tx
-                            return top + (bottom - top) * ty
-                        }
-                        (r, g, b) = (blend(p00.0, p10.0, p01.0, p11.0), blend(p00.1, p10.1, p01.1, p11.1), blend(p00.2, p10.2, p01.2, p11.2))
-                    }
-                    out[3 * col] = r * scale + offset
-                    out[3 * col + 1] = g * scale + offset
-                    out[3 * col + 2] = b * scale + offset
-                    fx += c * step
-                    fy += s * step
-                }
-            }
+            fg_sample_grid_rgb24(frame.base(plane: 0).assumingMemoryBound(to: UInt8.self), frame.planes[0].stride,
+                                 Int32(frame.width), Int32(frame.height), originX, originY, c * step, s * step, -s * step, c * step,
+                                 Int32(size), scale, offset, blackOutside ? 1 : 0, destination)
         }
         return true
-    }
-}
-
-/// Y'CbCr → R'G'B' for one colour description (BT.601 or BT.709, limited or full range), 0…255.
-struct YUVToRGB {
-    let yScale: Float, yOffset: Float, rv: Float, gu: Float, gv: Float, bu: Float
-
-    init(_ color: ColorDescription) {
-        let (kr, kb): (Float, Float) = color.matrix == ColorDescription.bt709Code ? (0.2126, 0.0722) : (0.299, 0.114)
-        let kg = 1 - kr - kb
-        let full = color.range == .full
-        yScale = full ? 1 : 255 / 219
-        yOffset = full ? 0 : 16
-        let c: Float = full ? 1 : 255 / 224
-        rv = 2 * (1 - kr) * c
-        bu = 2 * (1 - kb) * c
-        gu = -2 * (1 - kb) * kb / kg * c
-        gv = -2 * (1 - kr) * kr / kg * c
-    }
-
-    @inline(__always)
-    func rgb(_ y: Float, _ u: Float, _ v: Float) -> (Float, Float, Float) {
-        let l = (y - yOffset) * yScale, cb = u - 128, cr = v - 128
-        func clamp(_ x: Float) -> Float { max(0, min(255, x)) }
-        return (clamp(l + rv * cr), clamp(l + gu * cb + gv * cr), clamp(l + bu * cb))
     }
 }
 
