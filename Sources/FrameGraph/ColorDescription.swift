@@ -112,3 +112,16 @@ public struct ColorDescription: Hashable, Sendable, CustomStringConvertible {
         "range \(range.name), matrix \(Self.matrixName(matrix)), primaries \(Self.primariesName(primaries)), transfer \(Self.transferName(transfer))"
     }
 }
+
+extension ColorDescription {
+    /// Kr and Kb of the matrix (Y' = Kr·R' + (1 − Kr − Kb)·G' + Kb·B'): BT.709, BT.2020, SMPTE 240M, and
+    /// BT.601 for anything unnamed. Every Y'CbCr ↔ R'G'B' conversion of FrameGraph's own reads it.
+    public var lumaCoefficients: (kr: Float, kb: Float) {
+        switch matrix {
+        case 1: return (0.2126, 0.0722)  // BT.709
+        case 9, 10: return (0.2627, 0.0593)  // BT.2020
+        case 7: return (0.212, 0.087)  // SMPTE 240M
+        default: return (0.299, 0.114)  // BT.601
+        }
+    }
+}

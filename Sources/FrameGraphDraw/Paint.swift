@@ -1,7 +1,7 @@
 import FrameGraph
 
 /// A colour to draw with: 8-bit R, G, B and the Y', Cb, Cr it has in one frame's colour space
-/// (BT.601 or BT.709 matrix, limited or full range, as the frame says), so boxes look the same
+/// (its matrix's ``ColorDescription/lumaCoefficients``, limited or full range, as the frame says), so boxes look the same
 /// colour on RGB and Y'CbCr frames.
 public struct Paint: Sendable, Equatable {
     public let r: UInt8, g: UInt8, b: UInt8
@@ -13,7 +13,7 @@ public struct Paint: Sendable, Equatable {
         g = UInt8(truncatingIfNeeded: rgb >> 8)
         b = UInt8(truncatingIfNeeded: rgb)
         let resolved = color.resolved(height: height)
-        let (kr, kb): (Double, Double) = resolved.matrix == ColorDescription.bt709Code ? (0.2126, 0.0722) : (0.299, 0.114)
+        let (kr, kb) = (Double(resolved.lumaCoefficients.kr), Double(resolved.lumaCoefficients.kb))
         let (R, G, B) = (Double(r) / 255, Double(g) / 255, Double(b) / 255)
         let luma = kr * R + (1 - kr - kb) * G + kb * B
         let pb = (B - luma) / (2 * (1 - kb)), pr = (R - luma) / (2 * (1 - kr))

@@ -35,7 +35,7 @@ struct ChromaRecombine {
         let width = frame.width, height = frame.height, cw = chromaWidth, aw = ab.width
         let color = frame.color.resolved(height: height)
         var toRGB = ResampleToRGB.coefficients(color)
-        let (kr, kb) = ResampleToRGB.kRKB(color)
+        let (kr, kb) = color.lumaCoefficients
         let cScale: Float = color.range == .full ? 1 : 224.0 / 255.0
         let cbFactor = cScale / (2 * (1 - kb)), crFactor = cScale / (2 * (1 - kr))
         defer { withExtendedLifetime((frame, ab, out)) {} }  // the row pointers below point into them

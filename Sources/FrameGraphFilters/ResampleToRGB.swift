@@ -89,19 +89,9 @@ public struct ResampleToRGB {
         key = k
     }
 
-    /// Kr and Kb of a colour description's matrix (BT.601 for anything unnamed).
-    static func kRKB(_ color: ColorDescription) -> (Float, Float) {
-        switch color.matrix {
-        case 1: return (0.2126, 0.0722)  // BT.709
-        case 9, 10: return (0.2627, 0.0593)  // BT.2020
-        case 7: return (0.212, 0.087)  // SMPTE 240M
-        default: return (0.299, 0.114)  // BT.601
-        }
-    }
-
     /// Y'CbCr → R'G'B' for a colour description: Kr/Kb of its matrix, its range.
     static func coefficients(_ color: ColorDescription) -> fg_yuv_to_rgb {
-        let (kr, kb) = kRKB(color)
+        let (kr, kb) = color.lumaCoefficients
         let kg = 1 - kr - kb
         let full = color.range == .full
         let ys: Float = full ? 1 : 255.0 / 219.0, cs: Float = full ? 1 : 255.0 / 224.0
