@@ -48,8 +48,7 @@ struct TFLiteGraphBuilder {
     mutating func build() throws -> NeuralGraph {
         try checkStructure()
         try checkQuantization()
-        try foldDensify()
-        try foldDequantize()
+        try foldConstantConversions()
         var mapped: [(index: Int, node: NeuralNode)] = []
         for (index, op) in subgraph.operators.enumerated() {
             switch try map(op, index: index) {
@@ -198,10 +197,8 @@ struct TFLiteGraphBuilder {
         bytesCopied += range.count
         let values: [Float] = model.reader.bytes.withUnsafeBytes { raw in
             let slice = UnsafeRawBufferPointer(rebasing: raw[range])
-            return (0..<(range.count / elementSize)).map { i in
-                elementSize == 2 ? Float(Float16(bitPattern: UInt16(littleEndian: slice.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))))
-                                 : Float(bitPattern: UInt32(littleEndian: slice.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
-            }
+            return elementSize == 2 ? Self.floats(fromFloat16: slice)
+                                    : (0..<(range.count / 4)).map { Float(bitPattern: UInt32(littleEndian: slice.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
         }
         switch sparsity.densify(values, shape: t.shape) {
         case .success(let dense):
@@ -213,31 +210,14 @@ struct TFLiteGraphBuilder {
         }
     }
 
-    /// Folds DENSIFY of a sparse constant: its output becomes the dense constant (float16 values are
-    /// widened here; the DEQUANTIZE that usually follows is then folded too).
-    mutating func foldDensify() throws {
-        for op in subgraph.operators where try code(of: op).builtin == TFLiteBuiltin.densify {
-            guard op.inputs.count == 1, op.inputs[0] >= 0, op.outputs.count == 1, subgraph.tensors[op.inputs[0]].sparsity != nil,
-                  let storage = try constant(op.inputs[0]) else { continue }
-            let output = subgraph.tensors[op.outputs[0]]
-            guard ShapeArithmetic.elementCount(output.shape) == storage.elementCount else {
-                throw malformed("DENSIFY output '\(output.name)' has shape \(output.shape) but its input has \(storage.elementCount) elements",
-                                at: op.position)
-            }
-            folded[op.outputs[0]] = storage
-        }
-    }
-
     /// Converts little-endian float16 bytes to float32 storage.
     static func float32(fromFloat16 bytes: UnsafeRawBufferPointer) -> ConstantStorage {
-        let count = bytes.count / 2
-        var values = [Float](repeating: 0, count: count)
-        values.withUnsafeMutableBufferPointer { out in
-            for i in 0..<count {
-                out[i] = Float(Float16(bitPattern: UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))))
-            }
-        }
-        return ConstantStorage(floats: values)
+        ConstantStorage(floats: floats(fromFloat16: bytes))
+    }
+
+    /// Little-endian float16 bytes as float32 values.
+    static func floats(fromFloat16 bytes: UnsafeRawBufferPointer) -> [Float] {
+        (0..<(bytes.count / 2)).map { Float(Float16(bitPattern: UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)))) }
     }
 
     /// Integer constants (shape, axis and padding vectors), or nil when the tensor is not a constant
@@ -247,16 +227,25 @@ struct TFLiteGraphBuilder {
         return storage.integers()
     }
 
-    /// Folds DEQUANTIZE of a constant float16 (or float32) buffer: its output becomes a float32 constant.
-    mutating func foldDequantize() throws {
-        for op in subgraph.operators where try code(of: op).builtin == TFLiteBuiltin.dequantize {
-            guard op.inputs.count == 1, op.inputs[0] >= 0, op.outputs.count == 1 else { continue }
+    /// Folds the operators that only change how a constant is stored — DENSIFY of a sparse constant
+    /// (expanded at import) and DEQUANTIZE of a float16 or float32 constant — in execution order (a
+    /// DEQUANTIZE reading a DENSIFY's output then folds too): each output becomes a float32 constant.
+    mutating func foldConstantConversions() throws {
+        for op in subgraph.operators {
+            let builtin = try code(of: op).builtin
+            guard builtin == TFLiteBuiltin.densify || builtin == TFLiteBuiltin.dequantize,
+                  op.inputs.count == 1, op.inputs[0] >= 0, op.outputs.count == 1 else { continue }
             let input = subgraph.tensors[op.inputs[0]]
-            guard input.type == TFLiteTensorType.float16 || input.type == TFLiteTensorType.float32,
-                  let storage = try constant(op.inputs[0]) else { continue }
+            if builtin == TFLiteBuiltin.densify {
+                guard input.sparsity != nil else { continue }
+            } else {
+                guard input.type == TFLiteTensorType.float16 || input.type == TFLiteTensorType.float32 else { continue }
+            }
+            guard let storage = try constant(op.inputs[0]) else { continue }
             let output = subgraph.tensors[op.outputs[0]]
             guard ShapeArithmetic.elementCount(output.shape) == storage.elementCount else {
-                throw malformed("DEQUANTIZE output '\(output.name)' has shape \(output.shape) but its input has \(storage.elementCount) elements",
+                let name = builtin == TFLiteBuiltin.densify ? "DENSIFY" : "DEQUANTIZE"
+                throw malformed("\(name) output '\(output.name)' has shape \(output.shape) but its input has \(storage.elementCount) elements",
                                 at: op.position)
             }
             folded[op.outputs[0]] = storage
