@@ -85,14 +85,7 @@ public final class FaceLandmarksNode: FilterNode, @unchecked Sendable {
     }
 
     private func load(_ reference: String) throws -> Predictor {
-        do {
-            let path = try ModelLoader.resolve(reference, roots: modelSearchRoots)
-            let p = try Predictor(graph: try ModelLoader.load(path: path, limits: modelLimits), options: .init(threads: options.threads))
-            try p.predict()  // warm-up
-            return p
-        } catch let error as ModelError {
-            throw NetworkNodeError(node: name, error: error)
-        }
+        try NetworkNode.loadPredictor(reference, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name)
     }
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {

@@ -86,17 +86,23 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     private func loadPredictor() throws -> Predictor {
         if let predictor { return predictor }
         let start = Date()
+        let p = try Self.loadPredictor(modelReference, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name)
+        predictor = p
+        loadSeconds = Date().timeIntervalSince(start)
+        return p
+    }
+
+    /// A model, found by name or path (`roots` for bare names), imported within `limits`, compiled
+    /// for `threads`, and warmed up with one prediction (so that the first real frame does not pay
+    /// for first-touch memory). Errors name `node`.
+    static func loadPredictor(_ reference: String, roots: [String], limits: ModelLimits, threads: Int, node: String) throws -> Predictor {
         do {
-            let path = try ModelLoader.resolve(modelReference, roots: modelSearchRoots)
-            let graph = try ModelLoader.load(path: path, limits: modelLimits)
-            let p = try Predictor(graph: graph, options: .init(threads: options.threads))
-            // One warm-up prediction, so that the first real frame does not pay for first-touch memory.
+            let path = try ModelLoader.resolve(reference, roots: roots)
+            let p = try Predictor(graph: try ModelLoader.load(path: path, limits: limits), options: .init(threads: threads))
             try p.predict()
-            predictor = p
-            loadSeconds = Date().timeIntervalSince(start)
             return p
         } catch let error as ModelError {
-            throw NetworkNodeError(node: name, error: error)
+            throw NetworkNodeError(node: node, error: error)
         }
     }
 
