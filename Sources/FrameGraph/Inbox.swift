@@ -12,6 +12,14 @@ protocol Inbox: AnyObject, Sendable {
 struct NodeCall {
     let node: Node
     let context: RunContext
+    /// Whether the node emits a results stream (asked once, not per frame).
+    let emitsResults: Bool
+
+    init(node: Node, context: RunContext) {
+        self.node = node
+        self.context = context
+        emitsResults = node.outputKind == .results
+    }
 
     /// Runs `body` under the node's lock, timing it. Errors fail the run, naming the node.
     func timed<T>(lane: Lane, sequence: Int, _ body: () throws -> T?) -> T? {
@@ -51,7 +59,7 @@ struct NodeCall {
     func forward(_ frame: Frame, lane: Lane) {
         node.counters.update { $0.emitted += 1 }
         var frame = frame
-        if frame.results == nil && node.outputKind == .results { frame.results = Results(producer: node.name) }
+        if emitsResults && frame.results == nil { frame.results = Results(producer: node.name) }
         for target in node.targets {
             target.node.inbox?.accept(frame, port: target.port, lane: lane)
         }
