@@ -43,11 +43,16 @@ def probe_size(clip):
     return int(w), int(h)
 
 
-def mediapipe_faces(clip, full_range=False):
+def decode_rgb(clip):
+    """Every frame of `clip` as RGB, converted by the ffmpeg tool (what MediaPipe is given), and the size."""
     w, h = probe_size(clip)
     raw = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", clip, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
                          capture_output=True, check=True).stdout
-    frames = np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3)
+    return np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3), w, h
+
+
+def mediapipe_faces(clip, full_range=False):
+    frames, w, h = decode_rgb(clip)
     found = []
     with mp.solutions.face_detection.FaceDetection(model_selection=1 if full_range else 0, min_detection_confidence=0.5) as detector:
         for frame in frames:

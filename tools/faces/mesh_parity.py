@@ -25,7 +25,7 @@ import mediapipe as mp
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from detection_parity import ROOT, probe_size  # noqa: E402
+from detection_parity import ROOT, decode_rgb  # noqa: E402
 
 PIPELINE = """source = file path={clip}
 mesh   = face-landmarks max-faces=1 lines=none
@@ -35,10 +35,7 @@ source -> mesh -> log
 
 
 def mediapipe_meshes(clip):
-    w, h = probe_size(clip)
-    raw = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", clip, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
-                         capture_output=True, check=True).stdout
-    frames = np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3)
+    frames, w, h = decode_rgb(clip)
     found = []
     with mp.solutions.face_mesh.FaceMesh(static_image_mode=False, max_num_faces=1, refine_landmarks=False,
                                          min_detection_confidence=0.5, min_tracking_confidence=0.5) as mesh:
