@@ -81,20 +81,22 @@ public final class RunContext: Sendable {
     public var firstFailure: GraphFailure? { failure.withLock { $0 } }
 
     /// Every node's counters, with how it runs (set by validation).
-    private let graphCounters = Protected<[(execution: Execution, counters: NodeCounters)]>([])
+    private let graphCounters = Protected<[(execution: Execution, role: NodeRole, counters: NodeCounters)]>([])
 
     func setNodes(_ nodes: [Node]) {
-        graphCounters.withLock { $0 = nodes.map { ($0.execution, $0.counters) } }
+        graphCounters.withLock { $0 = nodes.map { ($0.execution, $0.role, $0.counters) } }
     }
 
-    /// The whole graph's counters so far, summed (for an on-screen line: annotate's HUD).
+    /// The whole graph's counters so far, summed as the run's report sums them (admitted: frames
+    /// taken by worker filters, the networks; composites on workers are not admissions), for an
+    /// on-screen line (annotate's HUD).
     public func liveTotals() -> LiveTotals {
         var totals = LiveTotals()
-        for (execution, counters) in graphCounters.withLock({ $0 }) {
+        for (execution, role, counters) in graphCounters.withLock({ $0 }) {
             let s = counters.snapshot
             switch execution {
             case .source: totals.captured += s.emitted
-            case .worker: totals.admitted += s.processed
+            case .worker: if role != .composite { totals.admitted += s.processed }
             case .sink:
                 totals.skippedTicks += s.skippedTicks
                 if s.endToEnd.count > 0 { totals.endToEndMedian = max(totals.endToEndMedian ?? 0, s.endToEnd.percentile(0.5)) }
