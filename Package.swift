@@ -11,7 +11,7 @@ let package = Package(
         // modules of the parts it uses (FrameGraphMedia, FrameGraphFilters, FrameGraphInference,
         // FrameGraphCamera, FrameGraphPipelines, ModelStore, NeuralGraph, XNNPACKRuntime).
         .library(name: "FrameGraph", targets: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
-                                               "NeuralGraph", "TFLiteImport", "ONNXImport", "XNNPACKRuntime", "ModelStore",
+                                               "NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport", "XNNPACKRuntime", "ModelStore",
                                                "FrameGraphInference", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay"]),
         .executable(name: "framegraph", targets: ["framegraph"]),
     ],
@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "TFLiteImport", dependencies: ["NeuralGraph", "CZlib"]),
         // ONNX protobuf → graph IR (a small protobuf reader of our own; NCHW converted to NHWC).
         .target(name: "ONNXImport", dependencies: ["NeuralGraph"]),
+        // MetalTensor plist + json + bin → graph IR (plist reader, MPS window rules, float16 emulation).
+        .target(name: "MetalTensorImport", dependencies: ["NeuralGraph", "CZlib"]),
         // Runs the graph IR through XNNPACK's subgraph runtime, with own kernels for what it lacks.
         .target(name: "XNNPACKRuntime", dependencies: ["NeuralGraph", "CXNNPACK"]),
         // Core: frames, pixel formats, buffer pool, nodes, graph, scheduler, clocks, stats, tracing.
@@ -54,7 +56,7 @@ let package = Package(
         // V4L2 camera source through libv4l2, device listing.
         .target(name: "FrameGraphCamera", dependencies: ["FrameGraph", "CV4L2"]),
         // Model files by name or path: lookup, importer by format, input normalisation conventions.
-        .target(name: "ModelStore", dependencies: ["NeuralGraph", "TFLiteImport", "ONNXImport"]),
+        .target(name: "ModelStore", dependencies: ["NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport"]),
         // Drawing results on frames: boxes, points, lines, FreeType text; the annotate composite.
         .target(name: "FrameGraphDraw", dependencies: ["FrameGraph", "CFreeType"]),
         // The live preview window (SDL2): the display sink.

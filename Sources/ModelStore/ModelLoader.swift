@@ -1,5 +1,6 @@
 import Foundation
 import NeuralGraph
+import MetalTensorImport
 import ONNXImport
 import TFLiteImport
 
@@ -11,7 +12,7 @@ import TFLiteImport
 /// `models/<name>` (FrameGraph's own models, e.g. `models/colorizer/colorizer.onnx`).
 public enum ModelLoader {
     /// Model formats FrameGraph imports, by file extension.
-    public static let extensions = ["tflite", "onnx"]
+    public static let extensions = ["tflite", "onnx", "plist"]
 
     /// The file a model reference points to. Bare names are looked up below the working directory
     /// and below each of `roots` (the CLI passes the project folder of the pipeline file, so a
@@ -38,13 +39,18 @@ public enum ModelLoader {
         throw GraphError_modelNotFound(reference, searched: searched)
     }
 
-    /// Imports the model at `path` into the graph IR (format by extension).
-    public static func load(path: String, limits: ModelLimits = .standard) throws -> NeuralGraph {
+    /// Imports the model at `path` into the graph IR (format by extension). A MetalTensor `.plist`
+    /// takes its `.json` and `.bin` from beside it and is imported with `metalTensor` options
+    /// (precision, every layer as an output); other formats ignore them.
+    public static func load(path: String, limits: ModelLimits = .standard,
+                            metalTensor: MetalTensorImporter.Options = .init()) throws -> NeuralGraph {
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "tflite":
             return try TFLiteImporter.load(path: path, limits: limits)
         case "onnx":
             return try ONNXImporter.load(path: path, limits: limits)
+        case "plist":
+            return try MetalTensorImporter.load(path: path, options: metalTensor, limits: limits)
         default:
             throw ModelError.malformed(file: path, reason: "unknown model format (expected .\(extensions.joined(separator: ", .")))", offset: nil)
         }

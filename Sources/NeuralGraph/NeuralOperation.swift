@@ -95,6 +95,11 @@ public enum NeuralOperation: Sendable, Equatable {
     /// Moves `blockSize`² channel groups into blockSize × blockSize spatial blocks (TensorFlow's
     /// DCR order): [N, H, W, C] → [N, H·b, W·b, C / b²].
     case depthToSpace(blockSize: Int)
+    /// x^exponent elementwise (MetalTensor's `power` neuron, after its a·x + b).
+    case power(exponent: Float)
+    /// Each value rounded to the nearest float16 and back (emulates a network that stores its
+    /// tensors in half precision, as MetalTensor does by default).
+    case roundToFloat16
 
     /// The name reports and errors use.
     public var name: String {
@@ -129,6 +134,8 @@ public enum NeuralOperation: Sendable, Equatable {
         case .resizeNearest: return "RESIZE_NEAREST_NEIGHBOR"
         case .softmax: return "SOFTMAX"
         case .depthToSpace: return "DEPTH_TO_SPACE"
+        case .power: return "POW"
+        case .roundToFloat16: return "ROUND_TO_FLOAT16"
         }
     }
 

@@ -103,6 +103,12 @@ enum NativeKernels {
                     for i in 0..<last { d[i] /= sum }
                 }
             }
+        case .power(let exponent):
+            let src = try pointer(node.inputs[0])
+            return { for i in 0..<count { out[i] = Foundation.pow(src[i], exponent) } }
+        case .roundToFloat16:
+            let src = try pointer(node.inputs[0])
+            return { for i in 0..<count { out[i] = Float(Float16(src[i])) } }
         default:
             throw ModelError.runtime(operation: label, reason: "no native kernel")
         }

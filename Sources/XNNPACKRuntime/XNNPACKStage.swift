@@ -42,7 +42,7 @@ final class XNNPACKStage {
             return beta == 1
         case .depthToSpace(let b):
             return b >= 1 && graph.tensors[node.inputs[0]].shape.count == 4
-        case .tanh, .hardSigmoid, .concatenation, .resizeNearest:
+        case .tanh, .hardSigmoid, .concatenation, .resizeNearest, .power, .roundToFloat16:
             return false
         }
     }
@@ -117,6 +117,7 @@ final class XNNPACKStage {
                                                     owned: inout [ConstantStorage]) throws -> Bool {
         guard case .transposeConv2d(let p) = node.operation, node.inputs.count >= 2,
               let weights = constants[node.inputs[1]] else { return false }
+        if case .explicit(let top, let left, let bottom, let right) = p.padding, top != 0 || left != 0 || bottom != 0 || right != 0 { return false }
         let filter = graph.tensors[node.inputs[1]].shape  // [O, k, k, I]
         let inShape = graph.tensors[node.inputs[0]].shape, outShape = graph.tensors[node.outputs[0]].shape
         guard filter.count == 4, inShape.count == 4, outShape.count == 4, p.strideH == p.strideW,
@@ -187,14 +188,20 @@ final class XNNPACKStage {
                                                          try v(input), try v(node.inputs[1]), try bias(2), try v(output), 0)
         case .transposeConv2d(let p):
             let filter = graph.tensors[node.inputs[1]].shape  // [O, H, W, I]
-            func axis(_ i: Int, _ o: Int, _ k: Int, _ s: Int) -> (Int, Int, Int) {
+            func axis(_ i: Int, _ o: Int, _ k: Int, _ s: Int, explicit: (Int, Int)?) -> (Int, Int, Int) {
                 let full = (i - 1) * s + k
+                if let (before, after) = explicit {
+                    // Explicit padding (ONNX pads, MetalTensor's MPS offsets): what is left is the adjustment.
+                    return (before, after, max(0, o - (full - before - after)))
+                }
                 let total = max(0, full - o)
                 let adjustment = o - (full - total)
                 return (total / 2, total - total / 2, max(0, adjustment))
             }
-            let (pt, pb, ah) = axis(inShape[1], outShape[1], filter[1], p.strideH)
-            let (pl, pr, aw) = axis(inShape[2], outShape[2], filter[2], p.strideW)
+            var rows: (Int, Int)?, columns: (Int, Int)?
+            if case .explicit(let top, let left, let bottom, let right) = p.padding { (rows, columns) = ((top, bottom), (left, right)) }
+            let (pt, pb, ah) = axis(inShape[1], outShape[1], filter[1], p.strideH, explicit: rows)
+            let (pl, pr, aw) = axis(inShape[2], outShape[2], filter[2], p.strideW, explicit: columns)
             let (lo, hi) = p.activation.range
             status = xnn_define_deconvolution_2d(subgraph, try u32(pt), try u32(pr), try u32(pb), try u32(pl), try u32(ah), try u32(aw),
                                                  try u32(filter[1]), try u32(filter[2]), try u32(p.strideH), try u32(p.strideW), 1, 1,
@@ -274,7 +281,7 @@ final class XNNPACKStage {
             status = xnn_define_softmax(subgraph, try v(input), try v(output), 0)
         case .depthToSpace(let b):
             status = xnn_define_depth_to_space(subgraph, try v(input), try v(output), try u32(b), 0)
-        case .tanh, .hardSigmoid, .concatenation, .resizeNearest:
+        case .tanh, .hardSigmoid, .concatenation, .resizeNearest, .power, .roundToFloat16:
             throw ModelError.runtime(operation: label, reason: "not an XNNPACK operation")
         }
         try xnnCheck(status, label)

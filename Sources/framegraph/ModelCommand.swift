@@ -1,6 +1,7 @@
 import Foundation
 import FrameGraph
 import FrameGraphInference
+import MetalTensorImport
 import ModelStore
 import TFLiteImport
 import NeuralGraph
@@ -8,8 +9,9 @@ import XNNPACKRuntime
 
 /// `framegraph model info MODEL` and `framegraph model bench MODEL`.
 struct ModelCommand {
-    static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir", "model-budget"]
-    static let switches: Set<String> = []
+    static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir", "model-budget",
+                                      "precision", "weights", "map"]
+    static let switches: Set<String> = ["all-layers"]
     let arguments: Arguments
 
     func execute() throws -> Int32 {
@@ -23,7 +25,7 @@ struct ModelCommand {
         let limits = try ModelCommand.limits(arguments)
         let start = Date()
         let path = try ModelLoader.resolve(words[2])
-        let graph = try ModelLoader.load(path: path, limits: limits)
+        let graph = try load(path, limits: limits)
         let loadSeconds = Date().timeIntervalSince(start)
         if words[1] == "info" {
             print(info(graph, path: path))
@@ -35,6 +37,25 @@ struct ModelCommand {
         }
         print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, threads: threads))
         return 0
+    }
+
+    /// The model at `path`; a MetalTensor plist with `--precision fp32|fp16`, `--weights BIN`,
+    /// `--map JSON` (default: beside the plist) and `--all-layers` (every node's result an output).
+    func load(_ path: String, limits: ModelLimits) throws -> NeuralGraph {
+        let precisionText = arguments.value("precision") ?? "fp32"
+        guard let precision = MetalTensorImporter.Precision(rawValue: precisionText) else {
+            throw Arguments.UsageError(description: "--precision '\(precisionText)': expected fp32 or fp16")
+        }
+        let options = MetalTensorImporter.Options(precision: precision, exposeAllLayers: arguments.has("all-layers"))
+        guard path.hasSuffix(".plist") else {
+            for key in ["precision", "weights", "map"] where arguments.value(key) != nil {
+                throw Arguments.UsageError(description: "--\(key) applies to MetalTensor models (.plist) only")
+            }
+            if arguments.has("all-layers") { throw Arguments.UsageError(description: "--all-layers applies to MetalTensor models (.plist) only") }
+            return try ModelLoader.load(path: path, limits: limits)
+        }
+        return try MetalTensorImporter.load(path: path, map: arguments.value("map"), weights: arguments.value("weights"),
+                                            options: options, limits: limits)
     }
 
     func info(_ graph: NeuralGraph, path: String) -> String {

@@ -1,0 +1,117 @@
+import Foundation
+import NeuralGraph
+
+/// Imports a MetalTensor model (`NAME.plist` + `NAME.json` + `NAME.bin`, format spec
+/// `../shared/specs/metaltensor-format.md`) into FrameGraph's graph IR, so the same files an iPhone
+/// app ships run on a Linux CPU unchanged.
+///
+/// ```swift
+/// let graph = try MetalTensorImporter.load(path: "PortraitSegmentNet.plist")          // json and bin beside it
+/// let fp16 = try MetalTensorImporter.load(path: "Landmarks.plist", options: .init(precision: .float16))
+/// ```
+/// The graph's input is the `input` node (NHWC, RGB values 0…1 as MetalTensor's `predict:` passes
+/// them); its outputs are the `output` nodes, by name. Secondary images (`arithmetic`) and separate
+/// weight files are read from the plist's folder.
+public enum MetalTensorImporter {
+    /// The arithmetic the network emulates.
+    public enum Precision: String, Sendable, CaseIterable {
+        /// Float32 throughout (the default).
+        case float32 = "fp32"
+        /// MetalTensor's default on an iPhone: every stored tensor and weight rounded to float16,
+        /// arithmetic in float32 (format spec §4).
+        case float16 = "fp16"
+    }
+
+    /// Import settings.
+    public struct Options: Sendable, Equatable {
+        public var precision: Precision
+        /// Every node's result becomes a graph output too (for layer-by-layer comparisons).
+        public var exposeAllLayers: Bool
+
+        public init(precision: Precision = .float32, exposeAllLayers: Bool = false) {
+            self.precision = precision
+            self.exposeAllLayers = exposeAllLayers
+        }
+    }
+
+    /// The weight map and blob that belong to a plist: `NAME.json` and `NAME.bin` beside it.
+    public static func companions(of plist: String) -> (map: String, weights: String) {
+        let base = plist.hasSuffix(".plist") ? String(plist.dropLast(6)) : plist
+        return (base + ".json", base + ".bin")
+    }
+
+    /// Loads `path` (a `.plist`), with the weight map and blob given or found beside it. Each file
+    /// must be a regular file within `limits.maxFileBytes`; the graph must pass the resource check.
+    public static func load(path: String, map: String? = nil, weights: String? = nil, options: Options = Options(),
+                            limits: ModelLimits = .standard) throws(ModelError) -> NeuralGraph {
+        let name = (path as NSString).lastPathComponent
+        let plist = [UInt8](try ModelFile.read(path, maxBytes: limits.maxFileBytes))
+        let beside = companions(of: path)
+        func optional(_ given: String?, _ fallback: String) throws(ModelError) -> (bytes: [UInt8]?, name: String) {
+            let file = given ?? fallback
+            let fileName = (file as NSString).lastPathComponent
+            if given == nil && !FileManager.default.fileExists(atPath: file) { return (nil, fileName) }
+            return ([UInt8](try ModelFile.read(file, maxBytes: limits.maxFileBytes)), fileName)
+        }
+        let mapFile = try optional(map, beside.map)
+        let blobFile = try optional(weights, beside.weights)
+        let folder = (path as NSString).deletingLastPathComponent
+        let graph = try load(plist: plist, fileName: name, map: mapFile.bytes, mapName: mapFile.name, weights: blobFile.bytes,
+                             weightsName: blobFile.name, options: options) { resource throws(ModelError) in
+            // Secondary images and separate weight files: plain names (or paths) relative to the plist.
+            guard !resource.isEmpty else { return nil }
+            let file = resource.hasPrefix("/") ? resource : (folder.isEmpty ? resource : folder + "/" + resource)
+            guard FileManager.default.fileExists(atPath: file) else { return nil }
+            return [UInt8](try ModelFile.read(file, maxBytes: limits.maxFileBytes))
+        }
+        try graph.checkResources(limits, file: name)
+        return graph
+    }
+
+    /// Imports from bytes: the plist, the weight map and blob when there are any, and a function that
+    /// returns the bytes of a file the plist names (secondary images, separate weights), nil when absent.
+    public static func load(plist: [UInt8], fileName: String, map: [UInt8]?, mapName: String = "the weight map",
+                            weights: [UInt8]?, weightsName: String = "the weight blob", options: Options = Options(),
+                            resource: @escaping (String) throws(ModelError) -> [UInt8]?) throws(ModelError) -> NeuralGraph {
+        let root: PropertyList
+        do { root = MetalTensorLexicon.deletingSpaces(try PropertyList.read(plist)) } catch {
+            throw ModelError.malformed(file: fileName, reason: "not a property list: \(error.reason)", offset: error.offset)
+        }
+        guard case .dictionary(let entries) = root else {
+            throw ModelError.malformed(file: fileName, reason: "the root of the plist is \(root.kindName), expected a dictionary of nodes", offset: nil)
+        }
+        var weightMap: WeightMap?
+        if let map {
+            do { weightMap = try WeightMap(bytes: map) } catch {
+                throw ModelError.malformed(file: mapName, reason: "not a weight map: \(error.reason)", offset: error.offset)
+            }
+        }
+        var nodes: [MetalTensorNode] = []
+        for entry in entries {
+            guard case .dictionary = entry.value else { continue }  // MetalTensor ignores non-dictionary entries
+            nodes.append(try MetalTensorNode(name: entry.key, dictionary: entry.value, file: fileName))
+        }
+        let wiring = try MetalTensorWiring(nodes: nodes, file: fileName)
+        let byName = Dictionary(nodes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var builder = MetalTensorGraphBuilder(
+            file: fileName, precision: options.precision,
+            weights: MetalTensorWeights(map: weightMap, blob: weights, mapName: mapName, blobName: weightsName, resource: resource))
+        for name in wiring.order {
+            guard let node = byName[name] else { continue }
+            try builder.emit(node, sources: wiring.sources[name] ?? [:])
+        }
+        var graph = builder.graph
+        var outputs = wiring.outputNodes.compactMap { builder.produced[$0]?.tensor }
+        if options.exposeAllLayers {
+            for name in wiring.order where !wiring.outputNodes.contains(name) {
+                if let t = builder.produced[name]?.tensor, !outputs.contains(t), !graph.inputs.contains(t) { outputs.append(t) }
+            }
+        }
+        graph.outputs = outputs
+        graph.metadata["format"] = "MetalTensor plist"
+        graph.metadata["precision"] = options.precision.rawValue
+        graph.metadata["nodes"] = String(nodes.count)
+        try graph.validate()
+        return graph
+    }
+}
