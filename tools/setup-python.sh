@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Creates the tools venv (.venv-tools) with what the tests need from PyPI (onnx, onnxruntime:
-# the reference runtime of the ONNX parity tests). Idempotent; quiet when already set up.
+# the reference runtime of the ONNX parity tests; pillow: PNG reading for tools/metaltensor).
+# Idempotent; quiet when already set up.
 # For the full tools (LiteRT goldens, peers' benchmarks) use tools/requirements-tools.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv-tools/bin/python ]; then
   python3 -m venv .venv-tools
 fi
-if ! .venv-tools/bin/python -c "import onnx, onnxruntime, numpy" 2>/dev/null; then
-  echo "installing the test suite's Python reference tools (onnx, onnxruntime) into .venv-tools"
+if ! .venv-tools/bin/python -c "import onnx, onnxruntime, numpy, PIL" 2>/dev/null; then
+  echo "installing the test suite's Python reference tools (onnx, onnxruntime, numpy, pillow) into .venv-tools"
   .venv-tools/bin/python -m pip install --quiet --disable-pip-version-check -r tools/requirements-ci.txt
 fi
