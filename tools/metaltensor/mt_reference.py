@@ -544,7 +544,15 @@ def load_image_rgb01(path, ctx=None, key=None):
 
 
 def load_model(plist_path, json_path=None, bin_path=None):
-    """Parse MODEL.plist (+ MODEL.json + MODEL.bin beside it unless given), wire and check it."""
+    """Parse MODEL.plist (+ MODEL.json + MODEL.bin beside it unless given), wire and check it, and load
+    the weights and secondary operands."""
+    model = parse_model(plist_path, json_path, bin_path)
+    _load_all_weights(model)
+    return model
+
+
+def parse_model(plist_path, json_path=None, bin_path=None):
+    """The graph only: parse, wire, order and shape-check, without reading any weights."""
     path = str(plist_path)
     try:
         with open(path, "rb") as f:
@@ -561,7 +569,6 @@ def load_model(plist_path, json_path=None, bin_path=None):
     model.path = path
     model.json_path = str(json_path) if json_path else stem + ".json"
     model.bin_path = str(bin_path) if bin_path else stem + ".bin"
-    base_dir = os.path.dirname(os.path.abspath(path))
     for name, d in root.items():
         if isinstance(d, dict):
             model.nodes[name] = _parse_node(path, name, d)
@@ -577,8 +584,12 @@ def load_model(plist_path, json_path=None, bin_path=None):
     _check_cycles(model)
     _wire(model)
     _order_and_shapes(model)
+    return model
 
-    # weights
+
+def _load_all_weights(model):
+    path, nodes = model.path, model.nodes
+    base_dir = os.path.dirname(os.path.abspath(path))
     blob = _Blob(model.bin_path)
 
     class _MapGetter:
@@ -615,7 +626,6 @@ def load_model(plist_path, json_path=None, bin_path=None):
                 n.w["secondary"] = np.frombuffer(raw, "<f2").astype(np.float32).reshape(shp)
             _check_operand(ctx, n, n.w["secondary"].shape, n.p["secondary_strides"],
                            "secondary_image" if n.p["secondary_image"] is not None else "secondary_data")
-    return model
 
 
 def _wire(model):
