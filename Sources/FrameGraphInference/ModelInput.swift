@@ -23,6 +23,9 @@ public final class ModelInput {
         /// Scaled to fit inside it, aspect kept, centred, black around (MediaPipe's face detection);
         /// results are mapped back to the frame (``Letterbox``).
         case letterbox
+        /// Stretched, sampled bilinearly at each input pixel's centre and rounded to 8 bits, as
+        /// MetalImage's render passes feed MetalTensor's networks (``PixelCentreSampler``).
+        case pixelCentres
     }
 
     /// Where a frame lands inside the model's input when letterboxed, in normalised input
@@ -106,6 +109,11 @@ public final class ModelInput {
 
     /// Writes `frame` into `count` floats at `destination`.
     func fill(_ destination: UnsafeMutablePointer<Float>, from frame: Frame) throws {
+        if fit == .pixelCentres && content == .rgb && channels == 3 {
+            let sampler = PixelCentreSampler(width: width, height: height, scale: normalization.scale, offset: normalization.offset)
+            let source = try commonRGB.rgb(of: frame)
+            if sampler.sample(source, x: 0, y: 0, width: Double(source.width), height: Double(source.height), into: destination) { return }
+        }
         if samplesDirectly {
             // As MediaPipe's ImageToTensor letterboxes: the frame's centred square (its longer side)
             // sampled bilinearly at each input pixel, black where the square leaves the frame.

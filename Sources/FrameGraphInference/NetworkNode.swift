@@ -1,6 +1,7 @@
 import FFmpegSupport
 import Foundation
 import FrameGraph
+import MetalTensorImport
 import ModelStore
 import NeuralGraph
 import XNNPACKRuntime
@@ -26,13 +27,21 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         /// What the model sees: RGB (default) or the Lab lightness L (0…100, a colorizer's input).
         public var input: ModelInput.Content = .rgb
         /// How a frame of another shape is fitted to the model's input (results come back in the frame's coordinates).
+        /// How a frame of another shape is fitted to the model's input; a MetalTensor model (.plist)
+        /// given `.stretch` is fed as MetalImage does (`.pixelCentres`).
         public var fit: ModelInput.Fit = .stretch
+        /// MetalTensor models: float32, or float16 storage as on an iPhone.
+        public var precision: MetalTensorImporter.Precision = .float32
+        /// MetalTensor models: the weight blob (default: NAME.bin beside the plist).
+        public var weights: String?
         public init(threads: Int = OptionSpecs.threads.defaultValue, normalization: InputNormalization? = nil, input: ModelInput.Content = .rgb,
-                    fit: ModelInput.Fit = .stretch) {
+                    fit: ModelInput.Fit = .stretch, precision: MetalTensorImporter.Precision = .float32, weights: String? = nil) {
             self.threads = threads
             self.normalization = normalization
             self.input = input
             self.fit = fit
+            self.precision = precision
+            self.weights = weights
         }
     }
 
@@ -77,8 +86,9 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         }
         let fallback: InputNormalization = options.input == .lightness ? .lightness : .unit
         let normalization = options.normalization ?? InputNormalization.mediaPipe(forModelNamed: modelReference) ?? fallback
+        let isMetalTensor = modelReference.hasSuffix(".plist")
         input = ModelInput(width: info.shape[2], height: info.shape[1], channels: info.shape[3], content: options.input,
-                           normalization: normalization, fit: options.fit)
+                           normalization: normalization, fit: isMetalTensor && options.fit == .stretch ? .pixelCentres : options.fit)
         let outputs = (0..<predictor.outputCount).map { (predictor.outputInfo($0).name, predictor.outputInfo($0).shape) }
         return try decoder.negotiate(outputs: outputs, input: frame, node: name)
     }
@@ -86,7 +96,8 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     private func loadPredictor() throws -> Predictor {
         if let predictor { return predictor }
         let start = Date()
-        let p = try Self.loadPredictor(modelReference, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name)
+        let p = try Self.loadPredictor(modelReference, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name,
+                                       metalTensor: .init(precision: options.precision), weights: options.weights)
         predictor = p
         loadSeconds = Date().timeIntervalSince(start)
         return p
@@ -95,10 +106,18 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     /// A model, found by name or path (`roots` for bare names), imported within `limits`, compiled
     /// for `threads`, and warmed up with one prediction (so that the first real frame does not pay
     /// for first-touch memory). Errors name `node`.
-    static func loadPredictor(_ reference: String, roots: [String], limits: ModelLimits, threads: Int, node: String) throws -> Predictor {
+    static func loadPredictor(_ reference: String, roots: [String], limits: ModelLimits, threads: Int, node: String,
+                              metalTensor: MetalTensorImporter.Options = .init(), weights: String? = nil) throws -> Predictor {
         do {
             let path = try ModelLoader.resolve(reference, roots: roots)
-            let p = try Predictor(graph: try ModelLoader.load(path: path, limits: limits), options: .init(threads: threads))
+            let graph: NeuralGraph
+            if path.hasSuffix(".plist") {
+                let weightsPath = try weights.map { try ModelLoader.resolve($0, roots: roots) }
+                graph = try MetalTensorImporter.load(path: path, weights: weightsPath, options: metalTensor, limits: limits)
+            } else {
+                graph = try ModelLoader.load(path: path, limits: limits)
+            }
+            let p = try Predictor(graph: graph, options: .init(threads: threads))
             try p.predict()
             return p
         } catch let error as ModelError {
@@ -174,6 +193,11 @@ extension NetworkNode {
         public static let scale = NodeOption<Double?>.number(
             "scale", optional: -1e6...1e6, "input normalisation: value = byte × scale + offset (default: the model's)")
         public static let offset = NodeOption<Double?>.number("offset", optional: -1e6...1e6, "see scale")
+        /// MetalTensor models: the arithmetic emulated.
+        public static let precision = NodeOption<MetalTensorImporter.Precision>.choice("precision", default: .float32,
+                                                                                      "MetalTensor models (.plist): fp32, or fp16 storage as on an iPhone")
+        /// MetalTensor models: the weight blob.
+        public static let weights = NodeOption<String?>.text("weights", required: false, "MetalTensor models (.plist): the .bin weights (default: beside the plist)")
         /// A colorizer's input normalisation, value = L × scale + offset (default L/50 − 1).
         public static let lightnessScale = NodeOption.number(
             "scale", default: Double(InputNormalization.lightness.scale), -1e6...1e6, "input normalisation: value = L × scale + offset")

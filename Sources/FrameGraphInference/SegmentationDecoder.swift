@@ -3,10 +3,14 @@ import XNNPACKRuntime
 
 /// Decodes a segmentation model's mask ([1, H, W, 1], person probability 0…1) into a gray8 frame at
 /// the model's size (255 = person), optionally smoothed over time: `m = (1 − s) × new + s × previous`.
-/// The composite node upsamples it to the frame bilinearly.
+/// The composite node upsamples it to the frame bilinearly. A mask range (low, high) stretches the
+/// probabilities first: `m = clamp((p − low) / (high − low), 0, 1)` (MetalTensor's portrait demo
+/// uses 0.1 … 0.9).
 public final class SegmentationDecoder: OutputDecoder {
     /// Weight of the previous mask, 0 (none) … 0.95. Default 0.
     public let smoothing: Float
+    /// Probabilities at or below `low` become 0, at or above `high` 1. Default 0 … 1.
+    public let low: Float, high: Float
     /// Person probabilities picked out of a two-channel output.
     private var previous: [Float] = []
     /// The running, smoothed mask.
@@ -14,8 +18,10 @@ public final class SegmentationDecoder: OutputDecoder {
     private var width = 0, height = 0
     private let pool = BufferPool(maxFreePerSize: 8)
 
-    public init(smoothing: Float = Float(smoothingOption.defaultValue)) {
+    public init(smoothing: Float = Float(smoothingOption.defaultValue), low: Float = 0, high: Float = 1) {
         self.smoothing = min(max(smoothing, 0), 0.95)
+        self.low = min(max(low, 0), 1)
+        self.high = max(min(max(high, 0), 1), self.low + 1e-6)
     }
 
     public func negotiate(outputs: [(name: String, shape: [Int])], input: FrameDescription, node: String) throws -> FrameDescription {
@@ -77,9 +83,17 @@ public final class SegmentationDecoder: OutputDecoder {
         for y in 0..<height {
             guard let row = mask.row(y).baseAddress else { continue }
             let src = p + y * width
-            for x in 0..<width {
-                let v = min(max(src[x] * 255 + 0.5, 0), 255)
-                row[x] = UInt8(v)
+            if low == 0 && high == 1 {
+                for x in 0..<width {
+                    let v = min(max(src[x] * 255 + 0.5, 0), 255)
+                    row[x] = UInt8(v)
+                }
+            } else {
+                let scale = 255 / (high - low), lo = low
+                for x in 0..<width {
+                    let v = min(max((src[x] - lo) * scale + 0.5, 0), 255)
+                    row[x] = UInt8(v)
+                }
             }
         }
     }
@@ -88,4 +102,7 @@ public final class SegmentationDecoder: OutputDecoder {
 extension SegmentationDecoder {
     /// The `smoothing` option of the `segment` node type.
     public static let smoothingOption = NodeOption.number("smoothing", default: 0, 0...0.95, "weight of the previous mask, 0 … 0.95")
+    /// The `mask-low` and `mask-high` options: the probability range stretched to 0 … 1.
+    public static let lowOption = NodeOption.number("mask-low", default: 0, 0...1, "probabilities at or below this become 0 (MetalTensor's portrait demo: 0.1)")
+    public static let highOption = NodeOption.number("mask-high", default: 1, 0...1, "probabilities at or above this become 1 (MetalTensor's portrait demo: 0.9)")
 }

@@ -58,7 +58,8 @@ extension NodeCatalog {
         NodeType(name: "segment", role: .filter, summary: "segmentation network on its own worker (drop-while-busy): frame → mask",
                  options: [NetworkNode.OptionSpecs.segmentModel.spec, NetworkNode.OptionSpecs.threads.spec,
                            SegmentationDecoder.smoothingOption.spec, NetworkNode.OptionSpecs.scale.spec,
-                           NetworkNode.OptionSpecs.offset.spec]) { name, o in
+                           NetworkNode.OptionSpecs.offset.spec, SegmentationDecoder.lowOption.spec, SegmentationDecoder.highOption.spec,
+                           NetworkNode.OptionSpecs.precision.spec, NetworkNode.OptionSpecs.weights.spec]) { name, o in
             typealias S = NetworkNode.OptionSpecs
             var normalization: InputNormalization?
             if o.has(S.scale.name) || o.has(S.offset.name) {
@@ -66,8 +67,12 @@ extension NodeCatalog {
                                                    offset: Float(try o.value(S.offset) ?? 0))
             }
             let node = NetworkNode(name: name, model: try o.required(S.segmentModel),
-                                   decoder: SegmentationDecoder(smoothing: Float(try o.value(SegmentationDecoder.smoothingOption))),
-                                   options: .init(threads: try o.value(S.threads), normalization: normalization))
+                                   decoder: SegmentationDecoder(smoothing: Float(try o.value(SegmentationDecoder.smoothingOption)),
+                                                                low: Float(try o.value(SegmentationDecoder.lowOption)),
+                                                                high: Float(try o.value(SegmentationDecoder.highOption))),
+                                   options: .init(threads: try o.value(S.threads), normalization: normalization,
+                                                  precision: try o.value(S.precision),
+                                                  weights: try o.value(S.weights)))
             node.modelSearchRoots = [o.projectFolder]
             return node
         },

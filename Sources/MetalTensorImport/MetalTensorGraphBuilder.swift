@@ -334,8 +334,8 @@ struct MetalTensorGraphBuilder {
             guard [image.height, image.width, 3] == shape else {
                 throw keys.error("secondary_image", "\(imageName) is \(image.width)×\(image.height), the input is \(shape[1])×\(shape[0])")
             }
-            // Stored as float16 whatever the network's precision (§4), then scaled in float32.
-            let values = image.rgb.map { Self.half(Float($0) / 255) * secondaryScale }
+            // RGB / 255; stored as float16 in the float16 emulation (§4, §6.11), then scaled in float32.
+            let values = image.rgb.map { (precision == .float16 ? Self.half(Float($0) / 255) : Float($0) / 255) * secondaryScale }
             b = graph.addTensor(TensorValue(name: name + "/" + imageName, shape: [1] + shape, constant: ConstantStorage(floats: values)))
         } else if let dataName = try keys.string("secondary_data") {
             let dataShape = try keys.shape("secondary_data_shape", text: try keys.requiredString("secondary_data_shape"))

@@ -20,7 +20,16 @@ public enum ModelLoader {
     public static func resolve(_ reference: String, roots: [String] = []) throws -> String {
         if FileManager.default.fileExists(atPath: reference) { return reference }
         if reference.contains("/") || extensions.contains(where: { reference.hasSuffix("." + $0) }) {
-            throw GraphError_modelNotFound(reference, searched: [reference])
+            // A relative path is also tried below each root (a pipeline's project folder).
+            var searched = [reference]
+            if !reference.hasPrefix("/") {
+                for root in roots {
+                    let path = URL(fileURLWithPath: root).appendingPathComponent(reference).path
+                    if FileManager.default.fileExists(atPath: path) { return path }
+                    searched.append(path)
+                }
+            }
+            throw GraphError_modelNotFound(reference, searched: searched)
         }
         var directories: [String] = []
         if let env = ProcessInfo.processInfo.environment["FRAMEGRAPH_MODELS"] { directories.append(env) }
