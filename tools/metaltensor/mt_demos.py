@@ -468,69 +468,80 @@ def mask_stats(p, W, H):
     }
 
 
+def evaluate(r, W, H, clip, t, regions, verbose):
+    """The §11 checks on one precision's results; prints the details when verbose."""
+    say = print if verbose else (lambda *x, **k: None)
+    ms = mask_stats(r["portrait"], W, H)
+    say("PortraitSegmentNet on the centre square", _fmt_crop(r["portrait"]["crop"]), "-> 128x128:")
+    say(f"  mask (post-processed) over the outer 16 of 128 columns: left mean {ms['left_columns_mean']:.4f} "
+        f"max {ms['left_columns_max']:.4f}, right mean {ms['right_columns_mean']:.4f} max {ms['right_columns_max']:.4f}")
+    say(f"  mask mean over the face {ms['face_mean']:.3f}, over the torso {ms['torso_mean']:.3f}; "
+        f"{100 * ms['person_fraction']:.1f}% of the mask > 0.5")
+    ok = {"mask": ms["left_columns_mean"] < 0.005 and ms["right_columns_mean"] < 0.005 and ms["face_mean"] > 0.9
+          and ms["torso_mean"] > 0.9}
+    f = r["face_full"]
+    say("RapidFaceDetect on the centre square", _fmt_crop(f["crop"]), "-> 160x160:")
+    say(f"  best P(face) {f['best_p_face']:.4f} (anchor {f['best_anchor']}), detections: {len(f['boxes'])}")
+    ok["no face on the full square"] = len(f["boxes"]) == 0
+    h = r["face_head"]
+    say("RapidFaceDetect on the square around the head", _fmt_crop(h["crop"]), "-> 160x160:")
+    say(f"  best P(face) {h['best_p_face']:.6f}, detections: {len(h['boxes'])}")
+    for b in h["boxes"]:
+        x0, y0, x1, y1 = b["frame"]
+        say(f"  box conf {b['conf']:.6f} anchor {b['anchor']}: ({x0:.1f}, {y0:.1f})-({x1:.1f}, {y1:.1f}) frame px")
+    ok["face on the head square"] = bool(h["boxes"]) and h["boxes"][0]["conf"] > 0.999 and \
+        max(abs(u - v) for u, v in zip(h["boxes"][0]["frame"], (286, 89, 354, 155))) <= 5
+    lm = r["landmarks"]
+    ok["68 landmarks"] = False
+    if lm is not None:
+        pts = lm["points"]
+        say("Landmarks on the crop", _fmt_crop(lm["crop"]), "-> 96x96: 68 points")
+        for g, (i0, i1) in LANDMARK_GROUPS.items():
+            q = pts[i0:i1 + 1]
+            say(f"  {g:10s} {i0:2d}-{i1:2d}: x {q[:, 0].min():6.1f}..{q[:, 0].max():6.1f}  "
+                f"y {q[:, 1].min():6.1f}..{q[:, 1].max():6.1f}")
+        ok["68 landmarks"] = pts.shape == (68, 2) and bool(np.isfinite(pts).all())
+        if os.path.exists(regions) and t == 0.5 and os.path.basename(clip) == "again.mkv":
+            bad = check_regions(pts, json.load(open(regions)))
+            say(f"  hand-checked regions ({os.path.relpath(regions, REPO)}): "
+                + ("all 68 points inside their group's rectangle" if not bad else "OUTSIDE: " + ", ".join(bad)))
+            ok["68 landmarks"] = ok["68 landmarks"] and not bad
+    return ok
+
+
 def cmd_check(a):
     clip = a.clip or default_clip()
     frame = decode_frame(clip, a.time)
     H, W = frame.shape[:2]
     sq = HEAD_SQUARE_AGAIN if a.face_square is None else a.face_square
-    res = {}
-    for prec in (("fp32", "fp16") if a.precision == "both" else (a.precision,)):
+    regions = a.regions or os.path.join(REPO, "Tests", "Golden", "metaltensor", "again-0.5s-landmark-regions.json")
+    precs = ("fp32", "fp16") if a.precision == "both" else (a.precision,)
+    res, oks = {}, {}
+    for prec in precs:
         res[prec] = run_all(frame, prec, sq)
-    r = res[list(res)[0]]
-    prec0 = list(res)[0]
-    print(f"frame: {clip} t={a.time} s, {W}x{H}, precision {prec0}")
-    ms = mask_stats(r["portrait"], W, H)
-    print("PortraitSegmentNet on the centre square", _fmt_crop(r["portrait"]["crop"]), "-> 128x128:")
-    print(f"  mask (post-processed) over the outer 16 of 128 columns: left mean {ms['left_columns_mean']:.4f} "
-          f"max {ms['left_columns_max']:.4f}, right mean {ms['right_columns_mean']:.4f} max {ms['right_columns_max']:.4f}")
-    print(f"  mask mean over the face {ms['face_mean']:.3f}, over the torso {ms['torso_mean']:.3f}; "
-          f"{100 * ms['person_fraction']:.1f}% of the mask > 0.5")
-    ok_mask = ms["left_columns_mean"] < 0.005 and ms["right_columns_mean"] < 0.005 and ms["face_mean"] > 0.9 \
-        and ms["torso_mean"] > 0.9
-    f = r["face_full"]
-    print("RapidFaceDetect on the centre square", _fmt_crop(f["crop"]), "-> 160x160:")
-    print(f"  best P(face) {f['best_p_face']:.4f} (anchor {f['best_anchor']}), detections: {len(f['boxes'])}")
-    ok_full = len(f["boxes"]) == 0
-    h = r["face_head"]
-    print("RapidFaceDetect on the square around the head", _fmt_crop(h["crop"]), "-> 160x160:")
-    print(f"  best P(face) {h['best_p_face']:.6f}, detections: {len(h['boxes'])}")
-    for b in h["boxes"]:
-        x0, y0, x1, y1 = b["frame"]
-        print(f"  box conf {b['conf']:.6f} anchor {b['anchor']}: ({x0:.1f}, {y0:.1f})-({x1:.1f}, {y1:.1f}) frame px")
-    ok_head = bool(h["boxes"]) and h["boxes"][0]["conf"] > 0.999 and \
-        max(abs(u - v) for u, v in zip(h["boxes"][0]["frame"], (286, 89, 354, 155))) <= 4
-    lm = r["landmarks"]
-    ok_lm = False
-    if lm is not None:
-        pts = lm["points"]
-        print("Landmarks on the crop", _fmt_crop(lm["crop"]), "-> 96x96: 68 points")
-        for g, (i0, i1) in LANDMARK_GROUPS.items():
-            q = pts[i0:i1 + 1]
-            print(f"  {g:10s} {i0:2d}-{i1:2d}: x {q[:, 0].min():6.1f}..{q[:, 0].max():6.1f}  "
-                  f"y {q[:, 1].min():6.1f}..{q[:, 1].max():6.1f}")
-        ok_lm = pts.shape == (68, 2) and bool(np.isfinite(pts).all())
-        fx = a.regions or os.path.join(REPO, "Tests", "Golden", "metaltensor", "again-0.5s-landmark-regions.json")
-        if os.path.exists(fx) and a.time == 0.5 and os.path.basename(clip) == "again.mkv":
-            bad = check_regions(pts, json.load(open(fx)))
-            print(f"  hand-checked regions ({os.path.relpath(fx, REPO)}): "
-                  + ("all 68 points inside their group's rectangle" if not bad else "OUTSIDE: " + ", ".join(bad)))
-            ok_lm = ok_lm and not bad
+        print(f"== {prec}: {os.path.basename(clip)} t={a.time} s, {W}x{H}")
+        oks[prec] = evaluate(res[prec], W, H, clip, a.time, regions, True)
     if "fp16" in res and "fp32" in res:
         a32, a16 = res["fp32"], res["fp16"]
-        print("fp16 emulation vs fp32:")
-        print(f"  mask (raw sigmoid) max|d| {np.abs(a32['portrait']['raw'] - a16['portrait']['raw']).max():.4f}")
+        print("== fp16 emulation vs fp32 (max |difference|):")
+        print(f"  mask (raw sigmoid) {np.abs(a32['portrait']['raw'] - a16['portrait']['raw']).max():.4f}")
         for key in ("face_full", "face_head"):
             o32, o16 = a32[key]["outputs"], a16[key]["outputs"]
-            print(f"  {key}: loc max|d| {np.abs(o32['output_loc'] - o16['output_loc']).max():.4f}, "
-                  f"conf logits max|d| {np.abs(o32['output_conf'] - o16['output_conf']).max():.4f}")
+            print(f"  {key}: loc {np.abs(o32['output_loc'] - o16['output_loc']).max():.4f}, "
+                  f"conf logits {np.abs(o32['output_conf'] - o16['output_conf']).max():.4f}")
+        if a32["face_head"]["boxes"] and a16["face_head"]["boxes"]:
+            d = max(abs(u - v) for u, v in zip(a32["face_head"]["boxes"][0]["frame"], a16["face_head"]["boxes"][0]["frame"]))
+            print(f"  head box corners {d:.3f} frame px")
         if a32["landmarks"] is not None and a16["landmarks"] is not None:
-            # same crop for both: the fp32 box
             l16 = landmarks(frame, a32["face_head"]["boxes"][0]["frame"], "fp16")
-            d = np.abs(a32["landmarks"]["points"] - l16["points"]).max()
-            print(f"  landmarks (same crop) max|d| {d:.3f} frame px")
-    print("checks:", "mask", _ok(ok_mask), "| no face on the full square", _ok(ok_full),
-          "| face on the head square", _ok(ok_head), "| 68 landmarks", _ok(ok_lm))
-    return 0 if (ok_mask and ok_full and ok_head and ok_lm) else 1
+            d1 = np.abs(a32["landmarks"]["points"] - l16["points"]).max()
+            d2 = np.abs(a32["landmarks"]["points"] - a16["landmarks"]["points"]).max()
+            print(f"  landmarks: {d1:.3f} frame px on the same crop, {d2:.3f} frame px with each precision's own box")
+    allok = True
+    for prec, ok in oks.items():
+        print(f"checks {prec}: " + " | ".join(f"{k} {_ok(v)}" for k, v in ok.items()))
+        allok = allok and all(ok.values())
+    return 0 if allok else 1
 
 
 def check_regions(pts, fixture):

@@ -1264,6 +1264,19 @@ def _self_check_loader(rng):
         if not (np.array_equal(a, b) and np.abs(a - ref).max() < 1e-5):
             raise MTError("self-check failed: tiny model, XML vs binary plist vs brute force")
         lines.append("  loader: XML and binary plists, spaces, trailing separators, trailing-comma JSON: OK")
+        # §2.5: a 1x1 convolution whose weights are a separate file (like SWAP_BR.bin), no map entry
+        swap = np.array([[0, 0, 1], [0, 1, 0], [1, 0, 0]], "<f4")
+        with open(os.path.join(tmp, "SWAP_BR.bin"), "wb") as f:
+            f.write(swap.tobytes())
+        sw = {"input": node(type="input", inputs="3,2,3", targets="preprocess"),
+              "preprocess": node(inputs="3,2,3", kernel="1", filters="3", weight="SWAP_BR.bin",
+                                 activation="linear,2,-1", targets="out"),
+              "out": node(type="output", inputs="3,2,3")}
+        x3 = rng.random((3, 2, 3)).astype(np.float32)
+        y3 = run(load_model(write(sw, "swap", wmap="{}")), x3)["out"]
+        if np.abs(y3 - (2 * x3[:, :, ::-1] - 1)).max() > 1e-6:
+            raise MTError("self-check failed: separate weight file SWAP_BR.bin")
+        lines.append("  loader: separate weight file (SWAP_BR.bin, 1x1, no bias) swaps channels 0 and 2: OK")
 
         def expect(label, model, wmap='{"c" : "0, 152",}', blob=None, *needles):
             try:
