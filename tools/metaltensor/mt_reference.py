@@ -436,7 +436,10 @@ class _Blob:
 
 def _slice_weights(ctx, key, label, blob, rng, n_w, n_b):
     """Weights (n_w floats) then an optional bias (n_b floats) from byte range rng of blob."""
-    data = blob.get()
+    try:
+        data = blob.get()
+    except MTError as e:
+        raise ctx.err(f"weight '{label}': {e} (use --weights-bin for a blob elsewhere)", key)
     off, ln = rng
     if off + ln > len(data):
         raise ctx.err(f"weight '{label}': byte range {off},{ln} ends at {off + ln}, outside {blob.path} "
