@@ -106,6 +106,23 @@ extension NodeCatalog {
             node.modelSearchRoots = [o.projectFolder]
             return node
         },
+        NodeType(name: "metaltensor-faces", role: .filter,
+                 summary: "MetalTensor's face demo, its model files unchanged: RapidFaceDetect on a tracked square, 68 Landmarks (worker): frame → results",
+                 options: MetalTensorFacesNode.OptionSpecs.all) { name, o in
+            typealias S = MetalTensorFacesNode.OptionSpecs
+            var options = MetalTensorFacesNode.Options()
+            options.precision = try o.value(S.precision)
+            options.outside = try o.value(S.outside)
+            options.smoothing = try o.value(S.smoothing) == "app"
+            options.landmarks = try o.value(S.points)
+            options.squareScale = try o.value(S.square)
+            options.scan = try o.value(S.scan)
+            options.threads = try o.value(S.threads)
+            let node = MetalTensorFacesNode(name: name, detector: try o.value(S.detector), config: try o.value(S.config),
+                                            landmarks: try o.value(S.landmarks), meanShape: try o.value(S.meanShape), options: options)
+            node.modelSearchRoots = [o.projectFolder]
+            return node
+        },
         NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness",
                  options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,
                            NetworkNode.OptionSpecs.lightnessScale.spec, NetworkNode.OptionSpecs.lightnessOffset.spec,
