@@ -123,6 +123,36 @@ extension NodeCatalog {
             node.modelSearchRoots = [o.projectFolder]
             return node
         },
+        NodeType(name: "classify", role: .filter,
+                 summary: "image classifier on its own worker (drop-while-busy): frame → results (the best classes with their labels)",
+                 options: [ClassificationDecoder.OptionSpecs.model.spec, ClassificationDecoder.OptionSpecs.labels.spec,
+                           ClassificationDecoder.OptionSpecs.labelFormat.spec, ClassificationDecoder.OptionSpecs.top.spec,
+                           ClassificationDecoder.OptionSpecs.minScore.spec, ClassificationDecoder.OptionSpecs.softmax.spec,
+                           NetworkNode.OptionSpecs.threads.spec, NetworkNode.OptionSpecs.scale.spec, NetworkNode.OptionSpecs.offset.spec,
+                           NetworkNode.OptionSpecs.precision.spec, NetworkNode.OptionSpecs.weights.spec]) { name, o in
+            typealias S = NetworkNode.OptionSpecs
+            typealias C = ClassificationDecoder.OptionSpecs
+            var normalization: InputNormalization?
+            if o.has(S.scale.name) || o.has(S.offset.name) {
+                normalization = InputNormalization(scale: Float(try o.value(S.scale) ?? Double(InputNormalization.unit.scale)),
+                                                   offset: Float(try o.value(S.offset) ?? 0))
+            }
+            var labels: [String] = []
+            if let file = try o.value(C.labels) {
+                let path = file.hasPrefix("/") || FileManager.default.fileExists(atPath: file) ? file
+                    : URL(fileURLWithPath: o.projectFolder).appendingPathComponent(file).path
+                do { labels = try ClassificationDecoder.labels(path: path, format: try o.value(C.labelFormat)) } catch {
+                    throw GraphError.invalidOption(node: name, option: "labels", reason: "\(file): \(FrameGraph.describe(error))")
+                }
+            }
+            let decoder = ClassificationDecoder(labels: labels, top: try o.value(C.top), minScore: Float(try o.value(C.minScore)),
+                                                softmax: try o.value(C.softmax))
+            let node = NetworkNode(name: name, model: try o.required(C.model), decoder: decoder,
+                                   options: .init(threads: try o.value(S.threads), normalization: normalization,
+                                                  precision: try o.value(S.precision), weights: try o.value(S.weights)))
+            node.modelSearchRoots = [o.projectFolder]
+            return node
+        },
         NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness",
                  options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,
                            NetworkNode.OptionSpecs.lightnessScale.spec, NetworkNode.OptionSpecs.lightnessOffset.spec,

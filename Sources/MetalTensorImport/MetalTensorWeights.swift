@@ -35,7 +35,7 @@ struct MetalTensorWeights {
                 throw keys.error(key, "weight '\(name.prefix(60))' is not in \(mapName)")
             }
             guard let blob else {
-                throw keys.error(key, "needs weights, but \(blobName) is missing (give the .bin beside the plist)")
+                throw keys.error(key, "needs weights, but \(blobName) is missing (put it beside the plist, or give its path: --weights FILE, or weights=FILE on the node)")
             }
             source = blob
             sourceName = blobName
