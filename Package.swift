@@ -81,6 +81,8 @@ let package = Package(
         .executableTarget(name: "sample-segment-callback", dependencies: ["FrameGraph", "FrameGraphInference", "FrameGraphMedia"],
                           path: "samples/SegmentWithCallback"),
 
+        .executableTarget(name: "sample-metaltensor", dependencies: ["FrameGraph", "FrameGraphFilters", "FrameGraphInference", "FrameGraphMedia"],
+                          path: "samples/MetalTensorNetwork"),
         .executableTarget(name: "sample-face-results", dependencies: ["FrameGraph", "FrameGraphInference", "FrameGraphMedia"],
                           path: "samples/FaceResults"),
 
