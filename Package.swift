@@ -109,6 +109,8 @@ let package = Package(
         .testTarget(name: "CameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
         .testTarget(name: "ResultsAndDisplayTests", dependencies: ["FrameGraph", "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphMedia", "FrameGraphInference",
                                                                  "FrameGraphPipelines", "FFmpegSupport", "TestSupport"]),
+        .testTarget(name: "MetalTensorTests", dependencies: ["MetalTensorImport", "NeuralGraph", "XNNPACKRuntime", "FrameGraphInference", "FrameGraph",
+                                                           "FrameGraphMedia", "FrameGraphFilters", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

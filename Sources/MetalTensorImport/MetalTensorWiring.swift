@@ -41,6 +41,21 @@ struct MetalTensorWiring {
         outputNodes = nodes.filter { $0.type == .output }.map(\.name)
         guard !outputNodes.isEmpty else { throw fail("there is no node of type 'output' (nothing would be read back)") }
 
+        // Cycles (outputs' own targets are never followed).
+        var state: [String: Int] = [:]  // 1 on the stack, 2 done
+        func visit(_ name: String, path: [String]) throws(ModelError) {
+            if state[name] == 2 { return }
+            if state[name] == 1 {
+                let cycle = (path.drop(while: { $0 != name }) + [name]).joined(separator: " → ")
+                throw fail("the targets form a cycle: \(cycle)")
+            }
+            state[name] = 1
+            if let n = byName[name], n.type != .output {
+                for t in n.targets { try visit(t, path: path + [name]) }
+            }
+            state[name] = 2
+        }
+        for n in nodes { try visit(n.name, path: []) }
         var slotInfo: [String: (count: Int, fedByGraph: Set<Int>)] = [:]
         for n in nodes { slotInfo[n.name] = try Self.slots(of: n) }
         // Every edge, explicit indices first.
@@ -75,21 +90,6 @@ struct MetalTensorWiring {
             taken[slot] = edge.from.name
             sources[edge.to] = taken
         }
-        // Cycles (outputs' own targets are never followed).
-        var state: [String: Int] = [:]  // 1 on the stack, 2 done
-        func visit(_ name: String, path: [String]) throws(ModelError) {
-            if state[name] == 2 { return }
-            if state[name] == 1 {
-                let cycle = (path.drop(while: { $0 != name }) + [name]).joined(separator: " → ")
-                throw fail("the targets form a cycle: \(cycle)")
-            }
-            state[name] = 1
-            if let n = byName[name], n.type != .output {
-                for t in n.targets { try visit(t, path: path + [name]) }
-            }
-            state[name] = 2
-        }
-        for n in nodes { try visit(n.name, path: []) }
         // Data-flow order from the input.
         var done: Set<String> = [input.name]
         order = [input.name]

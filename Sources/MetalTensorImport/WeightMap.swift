@@ -8,6 +8,11 @@ public struct WeightMap: Sendable, Equatable {
     public struct Range: Sendable, Equatable {
         public let offset: Int
         public let length: Int
+
+        public init(offset: Int, length: Int) {
+            self.offset = offset
+            self.length = length
+        }
     }
 
     public private(set) var entries: [String: Range] = [:]
