@@ -5,21 +5,22 @@ import CZlib
 /// bit depth 8 in grey, grey + alpha, RGB, RGBA or palette colour, and undoes the five row filters.
 /// Alpha is premultiplied into the colour, as UIKit decodes it. Every length is checked; the image
 /// must fit `maxPixels`.
-struct PNGImage {
-    let width: Int
-    let height: Int
+public struct PNGImage: Sendable {
+    public let width: Int
+    public let height: Int
     /// width × height × 3 bytes, RGB, rows top to bottom.
-    let rgb: [UInt8]
+    public let rgb: [UInt8]
 
     /// The reason, with the byte offset, when the file is not a PNG this reader takes.
-    struct Failure: Error {
-        let reason: String
-        let offset: Int
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let reason: String
+        public let offset: Int
+        public var description: String { "\(reason) (at byte \(offset))" }
     }
 
-    static let maxPixels = 1 << 24
+    public static let maxPixels = 1 << 24
 
-    init(bytes: [UInt8]) throws(Failure) {
+    public init(bytes: [UInt8]) throws(Failure) {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         guard bytes.starts(with: signature) else { throw Failure(reason: "not a PNG file (no PNG signature)", offset: 0) }
         func u32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }

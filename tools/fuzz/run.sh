@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds one of FrameGraph's libFuzzer targets with AddressSanitizer and runs it.
 #
-#   tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata SECONDS [libFuzzer options…]
+#   tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor SECONDS [libFuzzer options…]
 #
 # tflite:   TFLite flatbuffers → import → resource checks → compile → one prediction
 # onnx:     ONNX protobuf → the same
 # pipeline: pipeline description text → parser → builder
 # results:  a results-file line (JSON) → decoder → encoder → annotate's drawing on small frames
 # metadata: a TFLite file's metadata buffer and the zip of associated files behind it
+# metaltensor: MetalTensor's plist (XML, binary), weight map and PNG readers, and whole small models
 #
 # The corpus lives in .build-fuzz/corpus/TARGET (seeded from the real models and pipeline files, so
 # runs build on each other); crashes go to .build-fuzz/artifacts/TARGET/. A crash replays without
@@ -18,8 +19,8 @@ cd "$(dirname "$0")/../.."
 target=${1:-}
 seconds=${2:-60}
 case "$target" in
-  tflite|onnx|pipeline|results|metadata) ;;
-  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata SECONDS [libFuzzer options…]" >&2; exit 2 ;;
+  tflite|onnx|pipeline|results|metadata|metaltensor) ;;
+  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor SECONDS [libFuzzer options…]" >&2; exit 2 ;;
 esac
 shift 2 || shift $#
 product="fuzz-$target"
@@ -55,6 +56,32 @@ with zipfile.ZipFile(packed, "w") as z:
 open(sys.argv[2], "wb").write(model + packed.getvalue())
 PY
     extra=(-max_len=400000) ;;
+  metaltensor)
+    # Seeds: the shipped plists (XML and binary), weight maps and mean image, and a small whole model.
+    python3 - "$corpus" ../shared/models/metaltensor <<'PY' || true
+import os, plistlib, struct, sys
+corpus, models = sys.argv[1], sys.argv[2]
+def seed(name, mode, data):
+    open(os.path.join(corpus, name), "wb").write(bytes([mode]) + data)
+for f in sorted(os.listdir(models)) if os.path.isdir(models) else []:
+    path = os.path.join(models, f)
+    if f.endswith(".plist"):
+        data = open(path, "rb").read()
+        seed(f, 0, data)
+        seed(f + ".binary", 0, plistlib.dumps(plistlib.loads(data), fmt=plistlib.FMT_BINARY))
+    elif f.endswith(".json"):
+        seed(f, 1, open(path, "rb").read())
+    elif f == "mean96.png":
+        seed(f, 2, open(path, "rb").read())
+plist = (b'<plist><dict><key>input</key><dict><key>type</key><string>input</string><key>inputs</key><string>4,4,3</string>'
+         b'<key>targets</key><string>conv</string></dict><key>conv</key><dict><key>inputs</key><string>4,4,3</string>'
+         b'<key>kernel</key><string>3</string><key>filters</key><string>2</string><key>stride</key><string>2</string>'
+         b'<key>weight</key><string>w</string><key>activation</key><string>relun,0,6</string><key>targets</key><string>out</string></dict>'
+         b'<key>out</key><dict><key>type</key><string>output</string><key>inputs</key><string>2,2,2</string></dict></dict></plist>')
+blob = struct.pack("<56f", *[((i * 37) % 11 - 5) / 10 for i in range(56)])
+seed("small-model", 3, plist + b"\n--json--\n" + b'{"w": "0,224",}' + b"\n--bin--\n" + blob)
+PY
+    extra=(-max_len=20000) ;;
   results)
     cp -n tools/fuzz/results-seed.jsonl "$corpus"/ 2>/dev/null || true
     extra=(-max_len=8192 -dict=tools/fuzz/results.dict) ;;
