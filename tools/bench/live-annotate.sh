@@ -51,7 +51,7 @@ for round in $(seq 1 "$rounds"); do
 import json, sys
 s = json.load(open(sys.argv[1]))
 nodes = {n["name"]: n for n in s["nodes"]}
-networks = [n for n in s["nodes"] if n["kind"] in ("network", "face-landmarks")]
+networks = [n for n in s["nodes"] if n["kind"] in ("network", "face-landmarks", "metaltensor-faces")]
 faces = ", ".join(f"{n['name']} {n['droppedBusy']} of {n['received']}" for n in networks) or "-"
 
 window = nodes.get("preview", {}).get("emitted", "-")
