@@ -111,7 +111,7 @@ public final class MetalNeuralNetwork: FilterNode, @unchecked Sendable {
     /// Predicts without blocking the caller's thread (never dropped).
     public func predict(_ frame: Frame) async throws -> Outputs {
         try await withCheckedThrowingContinuation { continuation in
-            predict(frame, dropWhenBusy: false) { continuation.resume(with: $0) }
+            _ = predict(frame, dropWhenBusy: false) { continuation.resume(with: $0) }
         }
     }
 

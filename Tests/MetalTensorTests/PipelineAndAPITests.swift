@@ -137,7 +137,7 @@ import XNNPACKRuntime
         net.onOutputs = { outputs, _ in if outputs["output"] != nil { seen.withLock { $0 += 1 } } }
         let source = FileSource(name: "file", path: TestEnvironment.againClip)
         source --> Crop(name: "square", region: .centerSquare) --> net --> NullSink(name: "end")
-        let report = try await GraphRunner(sources: [source], options: RunOptions(mode: .offline)).run()
+        let report = try GraphRunner(sources: [source], options: RunOptions(mode: .offline)).run()
         #expect(report.failure == nil)
         #expect(seen.withLock { $0 } == 77)
     }
