@@ -17,8 +17,9 @@ enum MPSWindow {
     }
 
     /// A convolution along one axis: input length `n`, kernel `k`, stride `s`, MPS offset `offset`
-    /// (nil: the default of `mode`). Nil when the output would be empty or the offset would leave
-    /// the window entirely past the input's end (not expressible without a crop).
+    /// (nil: the default of `mode`). Nil when the output would be empty or the offset moves the
+    /// windows so that the last one ends a stride or more before the input's end (that would need
+    /// a crop).
     static func convolution(n: Int, k: Int, s: Int, mode: Mode, offset: Int?) -> Axis? {
         let out: Int
         switch mode {

@@ -212,14 +212,14 @@ struct MetalTensorGraphBuilder {
         if transposed {
             guard let r = MPSWindow.transposed(n: x.shape[0], k: kh, s: spec.stride, mode: spec.mode, offset: spec.offset?.y),
                   let c = MPSWindow.transposed(n: x.shape[1], k: kw, s: spec.stride, mode: spec.mode, offset: spec.offset?.x) else {
-                throw keys.error("offset", "this kernel, stride, padding and offset give no output or a window outside the input (not supported)")
+                throw keys.error("offset", "this kernel, stride, padding and offset give no output, or need an output adjustment of a stride or more (not supported)")
             }
             (rows, adjustH) = r
             (columns, adjustW) = c
         } else {
             guard let r = MPSWindow.convolution(n: x.shape[0], k: kh, s: spec.stride, mode: spec.mode, offset: spec.offset?.y),
                   let c = MPSWindow.convolution(n: x.shape[1], k: kw, s: spec.stride, mode: spec.mode, offset: spec.offset?.x) else {
-                throw keys.error("offset", "this kernel, stride, padding and offset give no output or a window past the input's end (not supported)")
+                throw keys.error("offset", "this kernel, stride, padding and offset give no output, or windows that stop a stride or more before the input's end (that needs a crop, which is not supported)")
             }
             (rows, columns) = (r, c)
         }

@@ -18,6 +18,10 @@ enum Help {
       framegraph model run MODEL --input-rgb X.rgb|--input-f32 X.f32 --output-dir D [--scale S --offset O]
                                            one prediction; outputs as D/NAME.f32 (NHWC float32),
                                            for tools/models/validate.py
+                                           MODEL: .tflite, .onnx or a MetalTensor NAME.plist (json and
+                                           bin beside it); for a plist: --precision fp32|fp16,
+                                           --weights X.bin, --map X.json, --all-layers (every node's
+                                           result also an output)
       framegraph --help | --version
 
     RUN OPTIONS

@@ -64,4 +64,18 @@ import TestSupport
         #expect(lines.allSatisfy { $0.contains("faces 1  ") }, "\(lines.prefix(3))")
         #expect(r.stdout.contains("300 frames with results"))
     }
+
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia && TestEnvironment.sharedFile("models/metaltensor/PortraitSegmentNet.bin") != nil,
+                   "needs ../shared (media/webcam, models/metaltensor)"))
+    func theMetalTensorSampleRunsTheModelFilesUnchanged() throws {
+        let plist = try #require(TestEnvironment.sharedFile("models/metaltensor/PortraitSegmentNet.plist"))
+        let r = try sample("sample-metaltensor", [TestEnvironment.againClip, plist])
+        #expect(r.status == 0, "\(r.stderr)")
+        // every half second, the share of the square the person covers (the signer: a fifth to a half)
+        let lines = r.stdout.split(separator: "\n").filter { $0.hasPrefix("t=") }
+        #expect(lines.count == 6, "\(r.stdout)")
+        let shares = lines.compactMap { line in line.split(separator: " ").lazy.compactMap { Double($0) }.first }
+        #expect(shares.count == 6 && shares.allSatisfy { $0 > 15 && $0 < 50 }, "\(lines)")
+        #expect(r.stdout.contains("77 frames through PortraitSegmentNet.plist (input [128, 128, 3]); completed"))
+    }
 }
