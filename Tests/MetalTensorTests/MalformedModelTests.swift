@@ -3,6 +3,7 @@ import MetalTensorImport
 import NeuralGraph
 import Testing
 import TestSupport
+import XNNPACKRuntime
 
 /// Each class of malformed MetalTensor model gives one error naming the file, the node and the key
 /// (and the byte offset for unreadable files), never a crash; the CLI prints it as one line.
@@ -147,5 +148,35 @@ import TestSupport
         #expect(r.status != 0)
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.count == 1 && r.stderr.contains("node 'conv', key 'kernel'"), "\(r.stderr)")
+    }
+
+    /// Weights in a file of their own beside the plist (format spec §2.5), as
+    /// PortraitSegmentNet.0.5's `preprocess` takes `SWAP_BR.bin`: a 1×1 kernel that swaps red and blue.
+    @Test func separateWeightFilesAreRead() throws {
+        let dir = TestEnvironment.scratch("metaltensor-separate")
+        var m = SyntheticModel()
+        m.node("input", [("type", "input"), ("inputs", "2,2,3"), ("targets", "preprocess")])
+        m.node("preprocess", [("inputs", "2,2,3"), ("kernel", "1"), ("filters", "3"), ("weight", "SWAP_BR.bin"),
+                              ("activation", "linear,2,-1"), ("targets", "output")])
+        m.node("output", [("type", "output"), ("inputs", "2,2,3")])
+        let plist = try m.write(to: dir, name: "swap")
+        let swap: [Float] = [0, 0, 1, 0, 1, 0, 1, 0, 0]
+        try writeFloats(swap, to: dir.appendingPathComponent("SWAP_BR.bin").path)
+        let predictor = try Predictor(graph: try MetalTensorImporter.load(path: plist))
+        let input: [Float] = [0.1, 0.5, 0.9, 0.2, 0.4, 0.6, 1, 0, 0.25, 0.3, 0.3, 0.7]
+        predictor.input(0).pointer.update(from: input, count: input.count)
+        try predictor.predict()
+        let out = Array(UnsafeBufferPointer(start: predictor.output(0).pointer, count: 12))
+        for p in 0..<4 {
+            for c in 0..<3 { #expect(abs(out[p * 3 + c] - (2 * input[p * 3 + 2 - c] - 1)) < 1e-6, "pixel \(p) channel \(c)") }
+        }
+        // A range of the file, and a range past its end.
+        var ranged = m
+        Self.set(&ranged, "preprocess", "weight_range", "0,36")
+        let rangedPlist = try ranged.write(to: dir, name: "ranged")
+        #expect(throws: Never.self) { try MetalTensorImporter.load(path: rangedPlist) }
+        Self.set(&ranged, "preprocess", "weight_range", "4,36")
+        let bad = try ranged.write(to: dir, name: "bad")
+        #expect { try MetalTensorImporter.load(path: bad) } throws: { "\($0)".contains("runs past the end of SWAP_BR.bin") }
     }
 }
