@@ -21,8 +21,10 @@ import XNNPACKRuntime
     static let regionsFile = TestEnvironment.root.appendingPathComponent("Tests/Golden/metaltensor/again-0.5s-landmark-regions.json")
 
     /// The reference's dump of one frame: network inputs and outputs per stage, and results.json.
-    static func dump(clip: String, time: Double, precision: String = "fp32", headSquare: String? = nil) throws -> URL {
-        let dir = TestEnvironment.scratch("metaltensor-dump-\(clip)-\(time)-\(precision)")
+    /// `user` keeps the folders of tests that run at the same time apart.
+    static func dump(clip: String, time: Double, precision: String = "fp32", headSquare: String? = nil, user: String = #function) throws -> URL {
+        let name = "\(clip)-\(time)-\(precision)-\(headSquare ?? "app")-\(user.prefix(while: { $0 != "(" }))"
+        let dir = TestEnvironment.scratch("metaltensor-dump-\(name)")
         var arguments = [Reference.demos, "dump", "--clip", TestEnvironment.shared.appendingPathComponent("media/webcam/\(clip).mkv").path,
                          "--time", String(time), "--out", dir.path, "--precision", precision]
         if let headSquare { arguments += ["--face-square", headSquare] }
