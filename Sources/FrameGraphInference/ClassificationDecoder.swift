@@ -1,10 +1,13 @@
 import Foundation
 import FrameGraph
+import NeuralGraph
 import XNNPACKRuntime
 
 /// Decodes a classifier's scores (one output of C values, [1, C] or [1, 1, 1, C]) into the best
-/// classes: the `top` highest scores at or above `minScore`, best first, each with its label from a
-/// labels file (line i is class i). Emits the frame that went in with the classifications attached.
+/// classes: the `top` highest scores at or above `minScore`, best first (ties by index), each with
+/// its label (line i is class i; without labels, "class i"). Scores become probabilities with a
+/// softmax when asked, or, by default, when the model does not end in a softmax or sigmoid itself.
+/// Emits the frame that went in with the classifications attached.
 public final class ClassificationDecoder: OutputDecoder {
     /// How the labels file names classes.
     public enum LabelFormat: String, Sendable, CaseIterable {
@@ -17,13 +20,15 @@ public final class ClassificationDecoder: OutputDecoder {
     public let labels: [String]
     public let top: Int
     public let minScore: Float
-    /// Apply a softmax to the scores first (for models that end in logits).
-    public let softmax: Bool
+    /// Apply a softmax to the scores first: true, false, or nil (when the model's output is not made
+    /// by a softmax or sigmoid).
+    public let softmax: Bool?
+    private var applySoftmax: Bool?
     private var output = 0
     private var classes = 0
     private var producer = ""
 
-    public init(labels: [String], top: Int = 5, minScore: Float = 0, softmax: Bool = false) {
+    public init(labels: [String], top: Int = 5, minScore: Float = 0, softmax: Bool? = nil) {
         self.labels = labels
         self.top = max(1, top)
         self.minScore = minScore
@@ -43,6 +48,20 @@ public final class ClassificationDecoder: OutputDecoder {
 
     public var emits: StreamKind { .results }
 
+    /// Whether `output` is made by a softmax or sigmoid (through reshapes).
+    static func endsInProbabilities(_ graph: NeuralGraph, output: Int) -> Bool {
+        var tensor = output
+        for _ in 0..<8 {
+            guard let node = graph.nodes.last(where: { $0.outputs.contains(tensor) }) else { return false }
+            switch node.operation {
+            case .softmax, .logistic: return true
+            case .reshape: tensor = node.inputs[0]
+            default: return false
+            }
+        }
+        return false
+    }
+
     public func negotiate(outputs: [(name: String, shape: [Int])], input: FrameDescription, node: String) throws -> FrameDescription {
         guard let first = outputs.first, let count = first.shape.last, first.shape.dropLast().allSatisfy({ $0 == 1 }), count >= 1 else {
             throw GraphError.mismatch(node: node, port: "model output", field: "shape", expected: "[1, C] or [1, 1, 1, C] class scores",
@@ -55,13 +74,15 @@ public final class ClassificationDecoder: OutputDecoder {
         output = 0
         classes = count
         producer = node
+        applySoftmax = softmax
         return input
     }
 
     public func decode(_ predictor: Predictor, for frame: Frame) throws -> Frame? {
         let scores = predictor.output(output)
         var values = Array(UnsafeBufferPointer(start: scores.pointer, count: min(classes, scores.count)))
-        if softmax, let m = values.max() {
+        if applySoftmax == nil { applySoftmax = !Self.endsInProbabilities(predictor.graph, output: predictor.graph.outputs[output]) }
+        if applySoftmax == true, let m = values.max() {
             var sum: Float = 0
             for i in values.indices { values[i] = exp(values[i] - m); sum += values[i] }
             for i in values.indices { values[i] /= sum }
@@ -85,6 +106,7 @@ extension ClassificationDecoder {
                                                                        "plain (the line is the label) or synset (drop the WordNet id before the first space)")
         public static let top = NodeOption.int("top", default: 5, 1...1000, "the best N classes")
         public static let minScore = NodeOption.number("min-score", default: 0, 0...1, "classes scoring below this are left out")
-        public static let softmax = NodeOption.flag("softmax", default: false, "apply a softmax to the outputs (for models that end in logits)")
+        public static let softmax = NodeOption.choice("softmax", ["auto", "on", "off"], default: "auto",
+                                                      "scores to probabilities: auto (when the model does not end in a softmax or sigmoid), on, off")
     }
 }

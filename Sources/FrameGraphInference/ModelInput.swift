@@ -26,6 +26,9 @@ public final class ModelInput {
         /// Stretched, sampled bilinearly at each input pixel's centre and rounded to 8 bits, as
         /// MetalImage's render passes feed MetalTensor's networks (``PixelCentreSampler``).
         case pixelCentres
+        /// The largest centred rectangle of the input's aspect (a square for a square input),
+        /// stretched to the input (ML Kit's and most classifiers' centre crop).
+        case centreCrop
     }
 
     /// Where a frame lands inside the model's input when letterboxed, in normalised input
@@ -108,7 +111,8 @@ public final class ModelInput {
     private var lastPlacement: (x: Int, y: Int, width: Int, height: Int)?
 
     /// Writes `frame` into `count` floats at `destination`.
-    func fill(_ destination: UnsafeMutablePointer<Float>, from frame: Frame) throws {
+    func fill(_ destination: UnsafeMutablePointer<Float>, from original: Frame) throws {
+        let frame = fit == .centreCrop ? Self.centreCrop(original, aspect: Double(width) / Double(height)) : original
         if fit == .pixelCentres && content == .rgb && channels == 3 {
             let sampler = PixelCentreSampler(width: width, height: height, scale: normalization.scale, offset: normalization.offset)
             let source = try commonRGB.rgb(of: frame)
@@ -138,6 +142,17 @@ public final class ModelInput {
         }
         if !resample.convert(frame, into: target) { try scaler.scale(frame, into: target) }
         normalize(rgb, into: destination)
+    }
+
+    /// The largest centred rectangle of `aspect` (width / height), on even coordinates (4:2:0 chroma).
+    static func centreCrop(_ frame: Frame, aspect: Double) -> Frame {
+        var w = frame.width, h = frame.height
+        if Double(w) / Double(h) > aspect { w = Int((Double(h) * aspect).rounded()) } else { h = Int((Double(w) / aspect).rounded()) }
+        w = max(2, min(frame.width, w & ~1))
+        h = max(2, min(frame.height, h & ~1))
+        let x = ((frame.width - w) / 2) & ~1, y = ((frame.height - h) / 2) & ~1
+        guard w < frame.width || h < frame.height, frame.width >= 2, frame.height >= 2 else { return frame }
+        return frame.cropped(x: x, y: y, width: w, height: h)
     }
 
     private func normalize(_ frame: Frame, into destination: UnsafeMutablePointer<Float>) {

@@ -123,6 +123,16 @@ extension NodeCatalog {
             node.modelSearchRoots = [o.projectFolder]
             return node
         },
+        NodeType(name: "label", role: .filter,
+                 summary: "image labeling as ML Kit does it (labels, normalisation and threshold from the model's metadata) on its own worker: frame → results",
+                 options: ImageLabelerOptions.Specs.all) { name, o in
+            typealias S = ImageLabelerOptions.Specs
+            return try NetworkNode.labeler(name: name, model: try o.value(S.model), roots: [o.projectFolder],
+                                           threshold: try o.value(S.threshold).map(Float.init), maxResults: try o.value(S.maxResults),
+                                           centreCrop: try o.value(S.crop) != "whole", softmax: ["on": true, "off": false][try o.value(S.softmax)],
+                                           threads: try o.value(S.threads),
+                                           warn: { FileHandle.standardError.write(Data("framegraph: warning: \($0)\n".utf8)) })
+        },
         NodeType(name: "classify", role: .filter,
                  summary: "image classifier on its own worker (drop-while-busy): frame → results (the best classes with their labels)",
                  options: [ClassificationDecoder.OptionSpecs.model.spec, ClassificationDecoder.OptionSpecs.labels.spec,
@@ -146,7 +156,7 @@ extension NodeCatalog {
                 }
             }
             let decoder = ClassificationDecoder(labels: labels, top: try o.value(C.top), minScore: Float(try o.value(C.minScore)),
-                                                softmax: try o.value(C.softmax))
+                                                softmax: ["on": true, "off": false][try o.value(C.softmax)])
             let node = NetworkNode(name: name, model: try o.required(C.model), decoder: decoder,
                                    options: .init(threads: try o.value(S.threads), normalization: normalization,
                                                   precision: try o.value(S.precision), weights: try o.value(S.weights)))
