@@ -51,11 +51,14 @@ struct FrameGraphCLI {
         case "model":
             let arguments = try Arguments(words, valued: ModelCommand.valued, switches: ModelCommand.switches)
             return try ModelCommand(arguments: arguments).execute()
+        case "label":
+            let arguments = try Arguments(words, valued: LabelCommand.valued, switches: LabelCommand.switches)
+            return try LabelCommand(arguments: arguments).execute()
         case "run", "check":
             let arguments = try Arguments(words, valued: RunCommand.valued, switches: RunCommand.switches)
             return try RunCommand(arguments: arguments, checkOnly: command == "check").execute()
         default:
-            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes, probe, devices, model; see framegraph --help)")
+            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes, probe, devices, model, label; see framegraph --help)")
         }
     }
 }

@@ -22,6 +22,10 @@ enum Help {
                                            bin beside it); for a plist: --precision fp32|fp16,
                                            --weights X.bin, --map X.json, --all-layers (every node's
                                            result also an output)
+      framegraph label [--model M] [--threshold T] [--max-results N] [--crop whole|centre] [--json] FILE…
+                                           image labeling as ML Kit: the labels of each photo, or of
+                                           every frame of a video (JSON Lines with --json); default
+                                           model efficientnet_lite0 (built by the setup)
       framegraph --help | --version
 
     RUN OPTIONS

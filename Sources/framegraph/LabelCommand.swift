@@ -1,0 +1,76 @@
+import FFmpegSupport
+import Foundation
+import FrameGraph
+import FrameGraphInference
+
+/// `framegraph label [--model M] [--threshold T] [--max-results N] [--crop centre] [--json] FILE…`:
+/// ML Kit's image labeling from the command line. A photo (a file with one picture) prints its
+/// labels; a video prints one line per frame. With `--json`: one JSON object per photo, JSON Lines
+/// per video frame (`{"file", "index", "time", "labels": [{"text", "confidence", "index"}]}`).
+struct LabelCommand {
+    static let valued: Set<String> = ["model", "threshold", "max-results", "crop", "threads"]
+    static let switches: Set<String> = ["json"]
+    let arguments: Arguments
+
+    struct Line: Encodable {
+        let file: String
+        let index: Int?
+        let time: Double?
+        let labels: [ImageLabel]
+    }
+
+    func execute() throws -> Int32 {
+        let files = Array(arguments.positional.dropFirst())
+        guard !files.isEmpty else {
+            throw Arguments.UsageError(description: "label needs photos or videos, e.g. framegraph label photo.jpg clip.mp4")
+        }
+        let specs = ImageLabelerOptions.Specs.self
+        var options = ImageLabelerOptions(localModel: LocalModel(path: arguments.value("model") ?? specs.model.defaultValue))
+        options.confidenceThreshold = try arguments.number("threshold", in: 0...1).map(Float.init)
+        options.maxResultCount = try arguments.integer("max-results", default: specs.maxResults.defaultValue, in: 1...1000)
+        options.threads = try arguments.integer("threads", default: 1, in: 1...64)
+        switch arguments.value("crop") ?? "whole" {
+        case "whole": options.centreCrop = false
+        case "centre", "center": options.centreCrop = true
+        case let other: throw Arguments.UsageError(description: "--crop '\(other)': expected whole or centre")
+        }
+        let labeler = try ImageLabeler(options: options)
+        if labeler.info.labels.isEmpty {
+            FileHandle.standardError.write(Data("framegraph: warning: the model has no labels; results carry class indices only\n".utf8))
+        }
+        let json = arguments.has("json")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        func emit(_ line: Line) throws {
+            if json {
+                print(String(decoding: try encoder.encode(line), as: UTF8.self))
+            } else {
+                let where_ = line.index.map { String(format: "%@ frame %d (%.3f s)", line.file, $0, line.time ?? 0) } ?? line.file
+                let text = line.labels.map { String(format: "%@ %.3f", $0.text, $0.confidence) }.joined(separator: "; ")
+                print("\(where_): \(text.isEmpty ? "no labels above the threshold" : text)")
+            }
+        }
+        for file in files {
+            let reader = try MediaReader(path: file, options: .init())
+            var frames: [Frame] = []
+            // A photo has one picture: read two to tell a photo from a video.
+            while frames.count < 2, let f = try reader.nextFrame() { frames.append(f) }
+            guard let first = frames.first else { throw GraphError.io(path: file, reason: "holds no picture") }
+            if frames.count == 1 {
+                try emit(Line(file: file, index: nil, time: nil, labels: try labeler.results(in: first)))
+                continue
+            }
+            var index = 0
+            func label(_ frame: Frame) throws {
+                try emit(Line(file: file, index: index, time: frame.mediaTime, labels: try labeler.results(in: frame)))
+                index += 1
+            }
+            for f in frames { try label(f) }
+            while let f = try reader.nextFrame() {
+                if Interrupts.shared.interrupted { return 130 }
+                try label(f)
+            }
+        }
+        return 0
+    }
+}
