@@ -83,6 +83,8 @@ let package = Package(
 
         .executableTarget(name: "sample-metaltensor", dependencies: ["FrameGraph", "FrameGraphFilters", "FrameGraphInference", "FrameGraphMedia"],
                           path: "samples/MetalTensorNetwork"),
+        .executableTarget(name: "sample-label-images", dependencies: ["FrameGraph", "FrameGraphInference", "FFmpegSupport"],
+                          path: "samples/LabelImages"),
         .executableTarget(name: "sample-face-results", dependencies: ["FrameGraph", "FrameGraphInference", "FrameGraphMedia"],
                           path: "samples/FaceResults"),
 

@@ -78,4 +78,20 @@ import TestSupport
         #expect(shares.count == 6 && shares.allSatisfy { $0 > 15 && $0 < 50 }, "\(lines)")
         #expect(r.stdout.contains("77 frames through PortraitSegmentNet.plist (input [128, 128, 3]); completed"))
     }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: TestEnvironment.root.appendingPathComponent("models/cache/efficientnet_lite0.onnx").path)
+                   && TestEnvironment.hasSharedMedia, "needs models/cache/efficientnet_lite0.onnx (scripts/test.sh) and ../shared/media"))
+    func theLabelingSampleLabelsPhotosAndVideos() throws {
+        // A photo: one picture of the video, written as PNG first.
+        let dir = TestEnvironment.scratch("sample-label-images")
+        let photo = dir.appendingPathComponent("frame.png").path
+        let f = try runCommand("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", TestEnvironment.againClip, "-frames:v", "1", photo])
+        try #require(f.status == 0, "\(f.stderr)")
+        let r = try sample("sample-label-images", [photo, TestEnvironment.againClip])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.first == "model labels: 1000, threshold in force: 0.0")
+        #expect(lines.contains { $0.hasPrefix("\(photo): ") && $0.split(separator: ",").count >= 3 }, "\(r.stdout)")
+        #expect(lines.filter { $0.contains(" t=") }.count == 3 && r.stdout.contains("again.mkv: 77 frames"), "\(r.stdout)")
+    }
 }
