@@ -61,11 +61,7 @@ extension NodeCatalog {
                            NetworkNode.OptionSpecs.offset.spec, SegmentationDecoder.lowOption.spec, SegmentationDecoder.highOption.spec,
                            NetworkNode.OptionSpecs.precision.spec, NetworkNode.OptionSpecs.weights.spec]) { name, o in
             typealias S = NetworkNode.OptionSpecs
-            var normalization: InputNormalization?
-            if o.has(S.scale.name) || o.has(S.offset.name) {
-                normalization = InputNormalization(scale: Float(try o.value(S.scale) ?? Double(InputNormalization.unit.scale)),
-                                                   offset: Float(try o.value(S.offset) ?? 0))
-            }
+            let normalization = try o.inputNormalization()
             let node = NetworkNode(name: name, model: try o.required(S.segmentModel),
                                    decoder: SegmentationDecoder(smoothing: Float(try o.value(SegmentationDecoder.smoothingOption)),
                                                                 low: Float(try o.value(SegmentationDecoder.lowOption)),
@@ -142,11 +138,7 @@ extension NodeCatalog {
                            NetworkNode.OptionSpecs.precision.spec, NetworkNode.OptionSpecs.weights.spec]) { name, o in
             typealias S = NetworkNode.OptionSpecs
             typealias C = ClassificationDecoder.OptionSpecs
-            var normalization: InputNormalization?
-            if o.has(S.scale.name) || o.has(S.offset.name) {
-                normalization = InputNormalization(scale: Float(try o.value(S.scale) ?? Double(InputNormalization.unit.scale)),
-                                                   offset: Float(try o.value(S.offset) ?? 0))
-            }
+            let normalization = try o.inputNormalization()
             var labels: [String] = []
             if let file = try o.value(C.labels) {
                 let path = file.hasPrefix("/") || FileManager.default.fileExists(atPath: file) ? file
@@ -246,4 +238,14 @@ extension NodeCatalog {
             NullSink(name: name)
         },
     ])
+}
+
+extension OptionValues {
+    /// A network node's `scale`/`offset` options as an input normalisation (nil when neither is given:
+    /// the model's own).
+    func inputNormalization() throws -> InputNormalization? {
+        typealias S = NetworkNode.OptionSpecs
+        guard has(S.scale.name) || has(S.offset.name) else { return nil }
+        return InputNormalization(scale: Float(try value(S.scale) ?? Double(InputNormalization.unit.scale)), offset: Float(try value(S.offset) ?? 0))
+    }
 }
