@@ -39,11 +39,13 @@ public final class ClassificationDecoder: OutputDecoder {
     public static func labels(path: String, format: LabelFormat) throws -> [String] {
         let data = try FileCheck.read(path, what: "labels file", maxBytes: 1 << 20)
         let text = String(decoding: data, as: UTF8.self)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { raw in
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { raw in
             let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)
             guard format == .synset, let space = line.firstIndex(of: " ") else { return line }
             return String(line[line.index(after: space)...])
         }
+        while lines.last?.isEmpty == true { lines.removeLast() }  // the file's final newline
+        return lines
     }
 
     public var emits: StreamKind { .results }
@@ -67,8 +69,8 @@ public final class ClassificationDecoder: OutputDecoder {
             throw GraphError.mismatch(node: node, port: "model output", field: "shape", expected: "[1, C] or [1, 1, 1, C] class scores",
                                       got: outputs.first.map { "'\($0.name)' \($0.shape)" } ?? "none")
         }
-        if !labels.isEmpty && labels.count < count {
-            throw GraphError.mismatch(node: node, port: "labels", field: "lines", expected: "a label for each of the \(count) classes",
+        if !labels.isEmpty && labels.count != count {
+            throw GraphError.mismatch(node: node, port: "labels", field: "lines", expected: "one label for each of the \(count) classes",
                                       got: "\(labels.count) lines")
         }
         output = 0

@@ -56,7 +56,6 @@ public struct ClassifierInfo: Sendable, Equatable {
             let beside = URL(fileURLWithPath: path).deletingPathExtension().appendingPathExtension("labels.txt").path
             if FileManager.default.fileExists(atPath: beside) {
                 info.labels = try ClassificationDecoder.labels(path: beside, format: .plain)
-                while info.labels.last == "" { info.labels.removeLast() }
                 info.labelSource = beside
             }
         }

@@ -88,8 +88,8 @@ public final class ImageLabeler: @unchecked Sendable {
         }
     }
 
-    /// The labels of a photo file (the first picture of anything FFmpeg reads, turned upright by its
-    /// display matrix).
+    /// The labels of a photo file (the first picture of anything FFmpeg reads; a video's is turned
+    /// upright by its display matrix, a photo's EXIF orientation is not applied).
     public func results(inImageAt path: String) throws -> [ImageLabel] {
         let reader = try MediaReader(path: path, options: .init())
         guard let frame = try reader.nextFrame() else { throw GraphError.io(path: path, reason: "holds no picture") }

@@ -67,6 +67,6 @@ public enum ModelLoader {
 
     private static func GraphError_modelNotFound(_ reference: String, searched: [String]) -> ModelError {
         ModelError.malformed(file: reference, reason: "model not found (looked for \(searched.joined(separator: ", ")); "
-                             + "run tools/models/fetch_mediapipe_models.sh or give a path", offset: nil)
+                             + "run scripts/test.sh (it fetches the MediaPipe models and builds efficientnet_lite0) or give a path", offset: nil)
     }
 }

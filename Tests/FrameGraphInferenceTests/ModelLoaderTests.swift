@@ -20,7 +20,7 @@ import Testing
             Issue.record("an absent model must not resolve")
         } catch {
             #expect("\(error)".contains("\(root.path)/models/cache/absent.tflite"))
-            #expect("\(error)".contains("fetch_mediapipe_models.sh"))
+            #expect("\(error)".contains("scripts/test.sh"))
         }
     }
 }
