@@ -94,6 +94,7 @@ let package = Package(
         .executableTarget(name: "fuzz-tflite", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-tflite"),
         .executableTarget(name: "fuzz-onnx", dependencies: ["FuzzSupport", "ONNXImport"], path: "tools/fuzz/targets/fuzz-onnx"),
         .executableTarget(name: "fuzz-metaltensor", dependencies: ["FuzzSupport", "MetalTensorImport"], path: "tools/fuzz/targets/fuzz-metaltensor"),
+        .executableTarget(name: "fuzz-exif", dependencies: ["FuzzSupport", "FFmpegSupport"], path: "tools/fuzz/targets/fuzz-exif"),
         .executableTarget(name: "fuzz-metadata", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-metadata"),
         .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
         .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),

@@ -70,6 +70,9 @@ public final class MediaReader {
     public let color: ColorDescription
     /// The colour tags exactly as the file has them (for `probe`).
     public let taggedColor: ColorDescription
+    /// A photo's EXIF orientation (2…8) when it is turned upright by it; nil otherwise.
+    public private(set) var exifOrientation: Int?
+
     /// Clockwise rotation the file's display matrix asks for (0, 90, 180, 270).
     public let storedRotation: Int
     /// Rotation applied to the frames by this reader (``Orientation/upright``: `storedRotation`, else 0).
@@ -165,6 +168,9 @@ public final class MediaReader {
             let stored = Int(fg_stream_rotation(stream).rounded()) % 360
             storedRotation = (stored / 90) * 90 == stored ? stored : ((stored + 45) / 90 * 90) % 360
             appliedRotation = options.orientation == .upright ? storedRotation : 0
+            // A JPEG photo: its EXIF orientation (FFmpeg 5 leaves it to the reader).
+            let jpeg = String(cString: decoderPointer.pointee.name) == "mjpeg" && stream.pointee.nb_frames <= 1
+            exifOrientation = options.orientation == .upright && jpeg && storedRotation == 0 ? ExifOrientation.read(path: path).flatMap { $0 == 1 ? nil : $0 } : nil
             let parameters = stream.pointee.codecpar.pointee
             taggedColor = ColorDescription(parameters)
             codecName = String(cString: decoderPointer.pointee.name)
@@ -193,7 +199,8 @@ public final class MediaReader {
             }
             storedWidth = Int(codec.pointee.width)
             storedHeight = Int(codec.pointee.height)
-            let turned = appliedRotation % 180 != 0
+            // Quarter turns: the display matrix's, or a photo's EXIF orientation 5…8.
+            let turned = (appliedRotation % 180 != 0) != ((5...8).contains(exifOrientation ?? 0))
             width = turned ? storedHeight : storedWidth
             height = turned ? storedWidth : storedHeight
             // Formats FrameGraph has are handed out as they are (JPEG-style yuvj420p as yuv420p, its
@@ -206,6 +213,7 @@ public final class MediaReader {
             var format = PixelFormat(av: native) ?? (native == AV_PIX_FMT_YUVJ420P ? .yuv420p : (rgbLike ? .rgb24 : .yuv420p))
             if appliedRotation != 0 && format == .nv12 { format = .yuv420p }  // turned frames are planar
             if appliedRotation % 180 != 0 && format == .yuv420p && (storedWidth % 2 != 0 || storedHeight % 2 != 0) { format = .rgb24 }
+            if exifOrientation != nil { format = .rgb24 }  // turned and mirrored photos: any size, no chroma alignment
             outputFormat = format
             var resolved = taggedColor.resolved(height: min(storedWidth, storedHeight) >= 720 ? 720 : storedHeight)
             if fullRange && taggedColor.range == .unspecified { resolved.range = .full }
@@ -332,7 +340,7 @@ public final class MediaReader {
     }
 
     private func convert(_ av: UnsafeMutablePointer<AVFrame>) throws -> Frame {
-        let storedSize = appliedRotation % 180 != 0 ? (width: height, height: width) : (width: width, height: height)
+        let storedSize = (width: storedWidth, height: storedHeight)  // as decoded, before any turn
         var frame = Frame.make(outputFormat, width: storedSize.width, height: storedSize.height, pool: pool)
         frame.color = color(of: av)
         let avFormat = AVPixelFormat(rawValue: av.pointee.format)
@@ -352,6 +360,7 @@ public final class MediaReader {
                              color: (frame.color, frame.color))
         }
         if appliedRotation != 0 { frame = frame.rotated(clockwise: appliedRotation, pool: pool) }
+        if let exif = exifOrientation { frame = ExifOrientation.apply(exif, to: frame, pool: pool) }
         var pts = av.pointee.best_effort_timestamp
         if pts == fg_nopts_value() { pts = av.pointee.pts }
         if pts == fg_nopts_value() {

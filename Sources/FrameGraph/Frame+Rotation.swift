@@ -33,3 +33,26 @@ extension Frame {
         return out
     }
 }
+
+extension Frame {
+    /// A copy mirrored left to right (a selfie camera's picture; EXIF orientations 2, 4, 5, 7).
+    /// Works for every 8-bit format but nv12; 4:2:0 frames need an even width.
+    public func mirrored(pool: BufferPool = .shared) -> Frame {
+        guard format != .nv12 else { return self }
+        if case .planarFloat32 = format { return self }
+        var out = Frame.make(format, width: width, height: height, pool: pool)
+        out.copyTiming(from: self)
+        for p in 0..<format.planeCount {
+            let bytesPerPixel = format == .yuv420p ? 1 : (format.packedBytesPerPixel ?? 1)
+            let g = format.planeGeometry(p, width: width, height: height)
+            let w = g.rowBytes / bytesPerPixel
+            for y in 0..<g.rows {
+                let src = UnsafeRawPointer(base(plane: p)) + y * planes[p].stride, dst = out.base(plane: p) + y * out.planes[p].stride
+                for x in 0..<w {
+                    (dst + (w - 1 - x) * bytesPerPixel).copyMemory(from: src + x * bytesPerPixel, byteCount: bytesPerPixel)
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one of FrameGraph's libFuzzer targets with AddressSanitizer and runs it.
 #
-#   tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor SECONDS [libFuzzer options…]
+#   tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif SECONDS [libFuzzer options…]
 #
 # tflite:   TFLite flatbuffers → import → resource checks → compile → one prediction
 # onnx:     ONNX protobuf → the same
@@ -9,6 +9,7 @@
 # results:  a results-file line (JSON) → decoder → encoder → annotate's drawing on small frames
 # metadata: a TFLite file's metadata buffer and the zip of associated files behind it
 # metaltensor: MetalTensor's plist (XML, binary), weight map and PNG readers, and whole small models
+# exif:     a JPEG's marker segments and the EXIF orientation in its APP1 segment
 #
 # The corpus lives in .build-fuzz/corpus/TARGET (seeded from the real models and pipeline files, so
 # runs build on each other); crashes go to .build-fuzz/artifacts/TARGET/. A crash replays without
@@ -19,8 +20,8 @@ cd "$(dirname "$0")/../.."
 target=${1:-}
 seconds=${2:-60}
 case "$target" in
-  tflite|onnx|pipeline|results|metadata|metaltensor) ;;
-  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor SECONDS [libFuzzer options…]" >&2; exit 2 ;;
+  tflite|onnx|pipeline|results|metadata|metaltensor|exif) ;;
+  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif SECONDS [libFuzzer options…]" >&2; exit 2 ;;
 esac
 shift 2 || shift $#
 product="fuzz-$target"
@@ -82,6 +83,18 @@ blob = struct.pack("<56f", *[((i * 37) % 11 - 5) / 10 for i in range(56)])
 seed("small-model", 3, plist + b"\n--json--\n" + b'{"w": "0,224",}' + b"\n--bin--\n" + blob)
 PY
     extra=(-max_len=20000) ;;
+  exif)
+    # Seeds: the first 4 KiB of JPEGs with each EXIF orientation (Pillow), and a BSDS500 photo.
+    .venv-tools/bin/python - "$corpus" <<'PY' || true
+import io, sys
+from PIL import Image
+for o in range(1, 9):
+    buf = io.BytesIO(); exif = Image.Exif(); exif[0x0112] = o
+    Image.new("RGB", (16, 8), (o * 20, 0, 0)).save(buf, "JPEG", exif=exif.tobytes())
+    open(f"{sys.argv[1]}/orientation-{o}.jpg", "wb").write(buf.getvalue()[:4096])
+PY
+    cp -n ../shared/data/bsds500/val/101085.jpg "$corpus"/ 2>/dev/null || true
+    extra=(-max_len=8192) ;;
   results)
     cp -n tools/fuzz/results-seed.jsonl "$corpus"/ 2>/dev/null || true
     extra=(-max_len=8192 -dict=tools/fuzz/results.dict) ;;
