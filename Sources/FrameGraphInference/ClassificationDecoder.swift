@@ -24,11 +24,15 @@ public final class ClassificationDecoder: OutputDecoder {
     /// by a softmax or sigmoid).
     public let softmax: Bool?
     private var applySoftmax: Bool?
+    /// The model's score calibration, applied to each class's score before the threshold.
+    public let calibrationSource: ClassifierInfo.CalibrationSource?
+    private var calibration: ScoreCalibration?
     private var output = 0
     private var classes = 0
     private var producer = ""
 
-    public init(labels: [String], top: Int = 5, minScore: Float = 0, softmax: Bool? = nil) {
+    public init(labels: [String], top: Int = 5, minScore: Float = 0, softmax: Bool? = nil, calibration: ClassifierInfo.CalibrationSource? = nil) {
+        calibrationSource = calibration
         self.labels = labels
         self.top = max(1, top)
         self.minScore = minScore
@@ -77,6 +81,14 @@ public final class ClassificationDecoder: OutputDecoder {
         classes = count
         producer = node
         applySoftmax = softmax
+        calibration = nil
+        if let source = calibrationSource {
+            do {
+                calibration = try ScoreCalibration(file: source.text, transformation: source.transformation, defaultScore: source.defaultScore, classes: count)
+            } catch {
+                throw GraphError.mismatch(node: node, port: "score calibration", field: "lines", expected: "\(count) (one per class)", got: "\(error)")
+            }
+        }
         return input
     }
 
@@ -88,6 +100,9 @@ public final class ClassificationDecoder: OutputDecoder {
             var sum: Float = 0
             for i in values.indices { values[i] = exp(values[i] - m); sum += values[i] }
             for i in values.indices { values[i] /= sum }
+        }
+        if let calibration {
+            for i in values.indices { values[i] = calibration.calibrate(values[i], index: i) }
         }
         let best = values.indices.sorted { values[$0] > values[$1] || (values[$0] == values[$1] && $0 < $1) }
             .prefix(top).filter { values[$0] >= minScore }

@@ -17,6 +17,22 @@ public struct ClassifierInfo: Sendable, Equatable {
     public var normalization: InputNormalization?
     /// The model's own score threshold (nil: none).
     public var scoreThreshold: Float?
+    /// The model's score calibration: its file's text, the transformation and the default score
+    /// (TFLite `ScoreCalibrationOptions` + `TENSOR_AXIS_SCORE_CALIBRATION`; ONNX `score_calibration`,
+    /// `score_transformation`, `score_calibration_default`). Nil: none.
+    public var calibration: CalibrationSource?
+
+    /// A score calibration as the model carries it (parsed when the class count is known).
+    public struct CalibrationSource: Sendable, Equatable {
+        public var text: String
+        public var transformation: ScoreCalibration.Transformation
+        public var defaultScore: Float
+        public init(text: String, transformation: ScoreCalibration.Transformation, defaultScore: Float) {
+            self.text = text
+            self.transformation = transformation
+            self.defaultScore = defaultScore
+        }
+    }
 
     public init(labels: [String] = [], labelSource: String? = nil, normalization: InputNormalization? = nil, scoreThreshold: Float? = nil) {
         self.labels = labels
@@ -35,6 +51,11 @@ public struct ClassifierInfo: Sendable, Equatable {
                     info.normalization = InputNormalization(scale: 1 / std, offset: -mean / std)
                 }
                 info.scoreThreshold = metadata.outputs.first?.scoreThreshold
+                if let output = metadata.outputs.first, let name = output.scoreCalibration,
+                   let text = try TFLiteMetadata.outputFile(path: path, type: "TENSOR_AXIS_SCORE_CALIBRATION") {
+                    info.calibration = CalibrationSource(text: text, transformation: ScoreCalibration.Transformation(rawValue: name) ?? .identity,
+                                                         defaultScore: output.scoreCalibrationDefault)
+                }
             }
             if let labels = try TFLiteMetadata.labels(path: path) {
                 info.labels = labels
@@ -51,6 +72,15 @@ public struct ClassifierInfo: Sendable, Equatable {
                 info.normalization = InputNormalization(scale: 1 / std, offset: -mean / std)
             }
             if let t = g.metadata["metadata.score_threshold"].flatMap(Float.init), t.isFinite { info.scoreThreshold = t }
+            if let text = g.metadata["metadata.score_calibration"] {
+                let name = g.metadata["metadata.score_transformation"] ?? "IDENTITY"
+                guard let transformation = ScoreCalibration.Transformation(rawValue: name) else {
+                    throw ModelError.malformed(file: (path as NSString).lastPathComponent,
+                                               reason: "metadata score_transformation '\(name.prefix(40))' is not IDENTITY, LOG or INVERSE_LOGISTIC", offset: nil)
+                }
+                let fallback = g.metadata["metadata.score_calibration_default"].flatMap(Float.init) ?? 0
+                info.calibration = CalibrationSource(text: text, transformation: transformation, defaultScore: fallback.isFinite ? fallback : 0)
+            }
         }
         if info.labels.isEmpty {
             let beside = URL(fileURLWithPath: path).deletingPathExtension().appendingPathExtension("labels.txt").path

@@ -30,6 +30,8 @@ public struct TFLiteMetadata: Sendable, Equatable {
         public var scoreThreshold: Float?
         /// ScoreCalibrationOptions present (its transformation name).
         public var scoreCalibration: String?
+        /// ScoreCalibrationOptions' default score (for classes without parameters).
+        public var scoreCalibrationDefault: Float = 0
         public var files: [AssociatedFile] = []
     }
 
@@ -75,6 +77,19 @@ public struct TFLiteMetadata: Sendable, Equatable {
         return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
             .reversed().drop(while: \.isEmpty).reversed()
+    }
+
+    /// The text of output `output`'s first associated file of `type` (for example
+    /// `TENSOR_AXIS_SCORE_CALIBRATION`), read from the packed files; nil when there is none.
+    public static func outputFile(path: String, output: Int = 0, type: String) throws -> String? {
+        let bytes = try load(path)
+        let name = (path as NSString).lastPathComponent
+        guard let metadata = try parse(bytes, fileName: name), metadata.outputs.indices.contains(output),
+              let file = metadata.outputs[output].files.first(where: { $0.type == type }) else { return nil }
+        guard let archive = try ZipArchive(endOf: bytes), let data = try archive.contents(of: file.name) else {
+            throw ModelError.malformed(file: name, reason: "its metadata names '\(file.name)', which is not among the packed files", offset: bytes.count)
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The metadata in a model's bytes (nil when it has none); `fileName` names it in errors.
@@ -175,6 +190,7 @@ public struct TFLiteMetadata: Sendable, Equatable {
             case 2:  // ScoreCalibrationOptions
                 let transformation: UInt8 = try options.scalar(0, default: 0)
                 tensor.scoreCalibration = ["IDENTITY", "LOG", "INVERSE_LOGISTIC"][Int(min(transformation, 2))]
+                tensor.scoreCalibrationDefault = try options.float(1, default: 0)
             case 3:  // ScoreThresholdingOptions
                 tensor.scoreThreshold = try options.float(0, default: 0)
             default:

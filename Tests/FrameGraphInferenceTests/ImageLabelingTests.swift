@@ -200,4 +200,55 @@ import XNNPACKRuntime
         let first = try JSONDecoder().decode(TimedResults.self, from: Data(written[0].utf8))
         #expect(first.results.classifications.count == 3)
     }
+
+    /// Score calibration (TFLite's ScoreCalibrationOptions semantics, here carried by the ONNX
+    /// metadata): FrameGraph's calibrated labels against numpy + onnxruntime on the same input.
+    @Test(.enabled(if: onnx != nil && FileManager.default.isExecutableFile(atPath: TestEnvironment.root.appendingPathComponent(".venv-tools/bin/python").path),
+                   "needs models/cache/efficientnet_lite0.onnx and the tools venv"))
+    func scoreCalibrationIsApplied() throws {
+        let dir = TestEnvironment.scratch("labeling-calibration")
+        let model = dir.appendingPathComponent("calibrated.onnx").path, expected = dir.appendingPathComponent("expected.json").path
+        let script = """
+        import json, sys, numpy as np, onnx, onnxruntime as ort
+        src, rgb, out, exp_path = sys.argv[1:5]
+        m = onnx.load(src)
+        lines = []
+        for i in range(1000):
+            if i % 7 == 0: lines.append("")
+            elif i % 11 == 0: lines.append(f"0.9,{1 + 0.01 * (i % 5)},{-0.5 + 0.1 * (i % 3)},0.001")
+            else: lines.append(f"1,{1 + 0.01 * (i % 5)},{-0.5 + 0.1 * (i % 3)}")
+        props = {p.key: p.value for p in m.metadata_props}
+        props.update({"score_calibration": "\\n".join(lines) + "\\n", "score_transformation": "LOG", "score_calibration_default": "0.05"})
+        del m.metadata_props[:]
+        onnx.helper.set_model_props(m, props)
+        onnx.save(m, out)
+        x = ((np.fromfile(rgb, np.uint8).reshape(1, 224, 224, 3).astype(np.float32) - 127) / 128)
+        s = ort.InferenceSession(out, providers=["CPUExecutionProvider"])
+        p = s.run(None, {s.get_inputs()[0].name: x})[0].reshape(-1).astype(np.float64)
+        cal = np.full(1000, 0.05)
+        for i, line in enumerate(lines):
+            if not line: continue
+            v = [float(t) for t in line.split(",")]
+            if len(v) == 4 and p[i] < v[3]: continue
+            f = np.log(p[i]) if p[i] >= 1e-16 else 2 * np.log(1e-16) - np.log(2e-16 - p[i])
+            cal[i] = v[0] / (1 + np.exp(-(v[1] * f + v[2])))
+        top = sorted(range(1000), key=lambda i: (-cal[i], i))[:10]
+        json.dump([[i, cal[i]] for i in top], open(exp_path, "w"))
+        """
+        let r = try runCommand(TestEnvironment.root.appendingPathComponent(".venv-tools/bin/python").path,
+                               ["-c", script, try #require(Self.onnx), Self.golden.appendingPathComponent("efficientnet_lite0-0.input.rgb").path, model, expected])
+        try #require(r.status == 0, "\(r.stderr)")
+        let labeler = try Self.labeler(model)
+        #expect(labeler.info.calibration?.transformation == .log && labeler.info.calibration?.defaultScore == 0.05)
+        let ours = try labeler.results(in: try Self.goldenFrame(0))
+        let reference = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: expected))) as? [[Double]])
+        #expect(ours.map(\.index) == reference.map { Int($0[0]) })
+        for (label, row) in zip(ours, reference) { #expect(abs(Double(label.confidence) - row[1]) < 1e-5, "class \(label.index)") }
+        // A calibration file whose line count differs from the classes: refused, both counts named.
+        let bad = try ScoreCalibration(file: "1,1,0\n", transformation: .identity, defaultScore: 0, classes: 1)
+        #expect(bad.calibrate(0.5, index: 0) > 0.6)
+        #expect { try ScoreCalibration(file: "1,1,0\n1,1,0\n", transformation: .identity, defaultScore: 0, classes: 4) }
+            throws: { "\($0)".contains("3 lines for 4 classes") }
+        #expect { try ScoreCalibration(file: "1,x,0", transformation: .identity, defaultScore: 0, classes: 1) } throws: { "\($0)".contains("line 1") }
+    }
 }
