@@ -47,8 +47,9 @@ public struct ClassifierInfo: Sendable, Equatable {
         let lower = path.lowercased()
         if lower.hasSuffix(".tflite") {
             if let metadata = try TFLiteMetadata.read(path: path) {
-                if let input = metadata.inputs.first, let mean = input.mean.first, let std = input.std.first, std != 0 {
-                    info.normalization = InputNormalization(scale: 1 / std, offset: -mean / std)
+                if let input = metadata.inputs.first {
+                    // One mean and std for every channel, or one per channel (R, G, B).
+                    info.normalization = InputNormalization(mean: input.mean, std: input.std)
                 }
                 info.scoreThreshold = metadata.outputs.first?.scoreThreshold
                 if let output = metadata.outputs.first, let name = output.scoreCalibration,

@@ -113,12 +113,12 @@ public final class ModelInput {
     /// Writes `frame` into `count` floats at `destination`.
     func fill(_ destination: UnsafeMutablePointer<Float>, from original: Frame) throws {
         let frame = fit == .centreCrop ? Self.centreCrop(original, aspect: Double(width) / Double(height)) : original
-        if fit == .pixelCentres && content == .rgb && channels == 3 {
+        if fit == .pixelCentres && content == .rgb && channels == 3 && normalization.perChannel == nil {
             let sampler = PixelCentreSampler(width: width, height: height, scale: normalization.scale, offset: normalization.offset)
             let source = try commonRGB.rgb(of: frame)
             if sampler.sample(source, x: 0, y: 0, width: Double(source.width), height: Double(source.height), into: destination) { return }
         }
-        if samplesDirectly {
+        if samplesDirectly && normalization.perChannel == nil {
             // As MediaPipe's ImageToTensor letterboxes: the frame's centred square (its longer side)
             // sampled bilinearly at each input pixel, black where the square leaves the frame.
             let square = FaceRegion(centerX: Float(frame.width) / 2, centerY: Float(frame.height) / 2,
@@ -167,6 +167,16 @@ public final class ModelInput {
             return
         }
         let rowCount = width * channels
+        if let perChannel = normalization.perChannel, perChannel.count == channels {
+            for y in 0..<height {
+                guard let src = frame.row(y).baseAddress else { continue }
+                let dst = destination + y * rowCount
+                for x in 0..<width {
+                    for c in 0..<channels { dst[x * channels + c] = Float(src[x * channels + c]) * perChannel[c].scale + perChannel[c].offset }
+                }
+            }
+            return
+        }
         let scale = normalization.scale, offset = normalization.offset
         for y in 0..<height {
             // Plain pointer loops: the compiler vectorises the byte-to-float multiply-add.

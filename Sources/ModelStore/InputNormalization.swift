@@ -2,10 +2,25 @@
 public struct InputNormalization: Sendable, Equatable, CustomStringConvertible {
     public var scale: Float
     public var offset: Float
+    /// Per channel (R, G, B) instead, when a model's metadata gives one mean and std per channel;
+    /// nil: `scale` and `offset` for every channel.
+    public var perChannel: [(scale: Float, offset: Float)]?
 
     public init(scale: Float, offset: Float) {
         self.scale = scale
         self.offset = offset
+    }
+
+    /// (x − mean[c]) / std[c] per channel c; one value of each: the same for all channels.
+    public init?(mean: [Float], std: [Float]) {
+        guard !mean.isEmpty, mean.count == std.count, std.allSatisfy({ $0 != 0 && $0.isFinite }), mean.allSatisfy(\.isFinite) else { return nil }
+        self.init(scale: 1 / std[0], offset: -mean[0] / std[0])
+        if mean.count > 1 { perChannel = zip(mean, std).map { (1 / $1, -$0 / $1) } }
+    }
+
+    public static func == (a: InputNormalization, b: InputNormalization) -> Bool {
+        a.scale == b.scale && a.offset == b.offset
+            && (a.perChannel?.map { [$0.scale, $0.offset] } ?? []) == (b.perChannel?.map { [$0.scale, $0.offset] } ?? [])
     }
 
     /// 0…1 (MediaPipe's selfie segmentation and face landmark models).
@@ -23,5 +38,8 @@ public struct InputNormalization: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
-    public var description: String { "x × \(scale) + \(offset)" }
+    public var description: String {
+        perChannel.map { "x × [" + $0.map { "\($0.scale)" }.joined(separator: ", ") + "] + [" + $0.map { "\($0.offset)" }.joined(separator: ", ") + "]" }
+            ?? "x × \(scale) + \(offset)"
+    }
 }

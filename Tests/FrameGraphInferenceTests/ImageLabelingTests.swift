@@ -251,4 +251,21 @@ import XNNPACKRuntime
             throws: { "\($0)".contains("3 lines for 4 classes") }
         #expect { try ScoreCalibration(file: "1,x,0", transformation: .identity, defaultScore: 0, classes: 1) } throws: { "\($0)".contains("line 1") }
     }
+
+    /// Metadata with one mean and std per channel normalises each channel by its own.
+    @Test func perChannelNormalisation() throws {
+        let n = try #require(InputNormalization(mean: [100, 120, 140], std: [50, 60, 70]))
+        #expect(InputNormalization(mean: [127], std: [128]) == InputNormalization(scale: 1 / 128, offset: -127 / 128))
+        #expect(InputNormalization(mean: [1, 2], std: [0, 1]) == nil)
+        let input = ModelInput(width: 4, height: 2, channels: 3, normalization: n)
+        let frame = Frame.make(.rgb24, width: 4, height: 2)
+        for y in 0..<2 { for x in 0..<4 { for c in 0..<3 { frame.row(y)[x * 3 + c] = UInt8(10 * x + 40 * y + 80 * c) } } }
+        var out = [Float](repeating: 0, count: 24)
+        try out.withUnsafeMutableBufferPointer { p in try input.fill(try #require(p.baseAddress), from: frame) }
+        let mean: [Float] = [100, 120, 140], std: [Float] = [50, 60, 70]
+        for y in 0..<2 { for x in 0..<4 { for c in 0..<3 {
+            let expected = (Float(10 * x + 40 * y + 80 * c) - mean[c]) / std[c]
+            #expect(abs(out[(y * 4 + x) * 3 + c] - expected) < 1e-5)
+        } } }
+    }
 }
