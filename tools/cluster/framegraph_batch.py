@@ -269,7 +269,7 @@ def stage_for_shipping(args, stage):
         models = os.path.join(REPO, "models")
     if os.path.isdir(models):
         shutil.copytree(models, os.path.join(stage, "models"),
-                        ignore=shutil.ignore_patterns("*.whl", "*.partial*", "__pycache__"))
+                        ignore=shutil.ignore_patterns("*.whl", "*.partial*", "__pycache__", ".gitignore"))
 
 
 def fmt_num(x, digits=1):
@@ -356,14 +356,6 @@ def main(argv):
                      "stats": os.path.join(out_dir, name + ".stats.json"), "outputDir": out_dir,
                      "pipeline": pipeline, "framegraph": framegraph, "sets": list(args.set)})
 
-    # The pipeline and options are checked once here (framegraph check), not 10,000 times on the workers.
-    check = subprocess.run([framegraph, "check", pipeline, "--input", inputs[0],
-                            "--output", jobs[0]["output"]] + sum((["--set", s] for s in args.set), []),
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if check.returncode != 0:
-        lines = [l for l in check.stderr.splitlines() if l.strip()]
-        raise UserError(lines[-1] if lines else "framegraph check failed (status %d)" % check.returncode)
-
     cpus = args.cpus_per_task or pipeline_threads(pipeline, args.set) or 1
     os.makedirs(out_dir, exist_ok=True)
     entries = {}
@@ -389,6 +381,14 @@ def main(argv):
     done = failed = 0
     interrupted = False
     if todo:
+        # The pipeline and options are checked once here (framegraph check), not 10,000 times on the
+        # workers; with nothing to do, framegraph is not run at all.
+        check = subprocess.run([framegraph, "check", pipeline, "--input", todo[0]["input"], "--output", todo[0]["output"]]
+                               + sum((["--set", s] for s in args.set), []),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if check.returncode != 0:
+            lines = [l for l in check.stderr.splitlines() if l.strip()]
+            raise UserError(lines[-1] if lines else "framegraph check failed (status %d)" % check.returncode)
         if args.address:
             check_address(args.address)
         import logging
@@ -460,12 +460,24 @@ def main(argv):
                 pass
             return errs
 
+        host = socket.gethostname()
+
         def running_count():
+            # Attempts in progress: their markers. A marker left by a killed worker on this host (its
+            # process gone) is not counted; the retry overwrites it.
+            count = 0
             try:
-                return sum(1 for n in os.listdir(marks) if n.endswith(".running")
-                           and entries.get(n[:-len(".running")], {}).get("status") is None)
+                names = [n for n in os.listdir(marks) if n.endswith(".running")]
             except OSError:
                 return 0
+            for n in names:
+                if entries.get(n[:-len(".running")], {}).get("status") is not None:
+                    continue
+                info = read_stats(os.path.join(marks, n)) or {}
+                if info.get("host") == host and isinstance(info.get("pid"), int) and not os.path.exists("/proc/%d" % info["pid"]):
+                    continue
+                count += 1
+            return count
 
         try:
             while pending:

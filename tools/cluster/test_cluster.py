@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Acceptance test of framegraph-batch on a real two-node Ray cluster on this machine.
+
+    tools/cluster/test_cluster.sh        (sets up .venv-ray, then runs this with its Python)
+
+1. Starts a Ray head and a second worker node on 127.0.0.1 (two `ray start` processes, one CPU each,
+   session files in a temporary folder, free ports, token authentication with a token of its own).
+2. Makes 12 short clips (4 s, 640x480) from ../shared/media/webcam (or samples/media/portrait.mp4).
+3. Runs framegraph-batch with pipelines/portrait-segment.fg against the cluster (--address) and,
+   while it runs, SIGKILLs the Ray worker process of a task running on the second node (one whose
+   framegraph child is running), and checks that the framegraph child died with it.
+4. Checks: every output exists exactly once (no temporary files left), plays (ffprobe decodes it) and
+   has its input's frame count; the summary's totals equal the sums over the stats files; the killed
+   task was retried (attempts > 1 in the summary) and framegraph ran once per attempt; a second
+   invocation does nothing (all skipped, framegraph not run, no file added or changed).
+5. Stops the cluster whatever happens: every process whose command line names this test's own Ray
+   folder, and their children, are killed by process id (not `ray stop`, which would also stop any
+   other Ray on the machine).
+Exit 0 on success; 1 with a message naming the failed check.
+"""
+
+import glob
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+VENV_BIN = os.path.dirname(os.path.abspath(sys.executable))
+RAY = os.path.join(VENV_BIN, "ray")
+FRAMEGRAPH = os.path.join(REPO, ".build", "release", "framegraph")
+PIPELINE = os.path.join(REPO, "pipelines", "portrait-segment.fg")
+BATCH = os.path.join(HERE, "framegraph_batch.py")
+CLIPS = 12
+CLIP_SECONDS = 4
+
+
+class Failed(Exception):
+    pass
+
+
+def log(msg):
+    print("test_cluster: " + msg, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def processes():
+    out = {}
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % p, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            with open("/proc/%s/stat" % p) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if fields[0] == "Z":
+                continue
+            out[int(p)] = (int(fields[1]), cmd)
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def descendants(roots, table=None):
+    table = table or processes()
+    found = set(roots)
+    grew = True
+    while grew:
+        grew = False
+        for pid, (ppid, _) in table.items():
+            if ppid in found and pid not in found:
+                found.add(pid)
+                grew = True
+    return found
+
+
+def stop_cluster(ray_dir):
+    """Kills this test's Ray processes (and their children) by id; returns how many."""
+    killed = set()
+    for _ in range(3):
+        table = processes()
+        roots = {pid for pid, (_, cmd) in table.items() if ray_dir in cmd and pid != os.getpid()}
+        pids = descendants(roots, table) - {os.getpid()}
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except OSError:
+                pass
+        time.sleep(0.5)
+    return len(killed)
+
+
+def run(cmd, env=None, timeout=120, check=True):
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    if check and p.returncode != 0:
+        raise Failed("%s failed (status %d):\n%s" % (" ".join(cmd[:3]), p.returncode, p.stdout[-3000:]))
+    return p
+
+
+def frame_count(path):
+    p = run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+             "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path], check=False)
+    text = p.stdout.strip()
+    if p.returncode != 0 or not text.isdigit():
+        raise Failed("ffprobe cannot read %s: %s" % (path, text[-300:]))
+    return int(text)
+
+
+def make_clips(folder):
+    webcam = sorted(glob.glob(os.path.join(REPO, "..", "shared", "media", "webcam", "*.mkv")))
+    portrait = os.path.join(REPO, "samples", "media", "portrait.mp4")
+    sources = []
+    if len(webcam) >= CLIPS:
+        sources = [(f, 0.0) for f in webcam[:CLIPS]]
+    elif os.path.isfile(portrait):
+        sources = [(portrait, (i * 0.5) % 6) for i in range(CLIPS)]
+    else:
+        raise Failed("no media to cut clips from: ../shared/media/webcam/*.mkv and samples/media/portrait.mp4 are missing")
+    clips = []
+    for i, (src, start) in enumerate(sources):
+        name = "clip%02d-%s" % (i, os.path.splitext(os.path.basename(src))[0])
+        out = os.path.join(folder, name + ".mp4")
+        run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-stream_loop", "-1", "-ss", "%.2f" % start, "-i", src,
+             "-t", str(CLIP_SECONDS), "-an", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+             "-threads", "2", out])
+        clips.append(out)
+    return clips
+
+
+def listing(folder):
+    """Every file under folder (hidden ones too): relative path → (size, mtime_ns)."""
+    out = {}
+    for root, _, files in os.walk(folder):
+        for f in files:
+            path = os.path.join(root, f)
+            st = os.stat(path)
+            out[os.path.relpath(path, folder)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def main():
+    for tool in ("ffmpeg", "ffprobe"):
+        if not shutil.which(tool):
+            raise Failed("%s is not installed" % tool)
+    if not os.access(FRAMEGRAPH, os.X_OK):
+        raise Failed("%s is missing: build it first (swift build -c release)" % os.path.relpath(FRAMEGRAPH, REPO))
+    if not os.path.isfile(RAY):
+        raise Failed("Ray is not installed in this Python's venv (run tools/cluster/setup.sh)")
+    work = tempfile.mkdtemp(prefix="fg-cluster-test-")
+    ray_dir = os.path.join(work, "ray")  # short: Ray's socket paths must stay under 107 bytes
+    os.makedirs(ray_dir)
+    ok = False
+    try:
+        # --- the cluster -------------------------------------------------------------------------
+        token = os.path.join(work, "auth_token")
+        with open(token, "w") as f:
+            f.write(secrets.token_hex(32))
+        os.chmod(token, 0o600)
+        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=token, RAY_USAGE_STATS_ENABLED="0")
+        env["PATH"] = VENV_BIN + os.pathsep + env.get("PATH", "")
+        port = free_port()
+        address = "127.0.0.1:%d" % port
+        t0 = time.monotonic()
+        run([RAY, "start", "--head", "--port=%d" % port, "--num-cpus=1", "--node-ip-address=127.0.0.1",
+             "--include-dashboard=false", "--dashboard-port=%d" % free_port(),
+             "--dashboard-agent-listen-port=%d" % free_port(),
+             "--temp-dir=%s" % ray_dir, "--disable-usage-stats"], env=env)
+        head_raylets = {pid for pid, (_, cmd) in processes().items() if ray_dir in cmd and "/raylet/raylet " in cmd}
+        run([RAY, "start", "--address=%s" % address, "--num-cpus=1", "--node-ip-address=127.0.0.1",
+             "--dashboard-agent-listen-port=%d" % free_port(), "--temp-dir=%s" % ray_dir], env=env)
+        second = {pid for pid, (_, cmd) in processes().items()
+                  if ray_dir in cmd and "/raylet/raylet " in cmd} - head_raylets
+        if len(head_raylets) != 1 or len(second) != 1:
+            raise Failed("expected one raylet per node, found head %s, second %s" % (sorted(head_raylets), sorted(second)))
+        second_raylet = second.pop()
+        log("cluster at %s: head node and a second node (raylet pid %d), 1 CPU each, started in %.1f s"
+            % (address, second_raylet, time.monotonic() - t0))
+
+        # --- the clips ---------------------------------------------------------------------------
+        clips_dir = os.path.join(work, "clips")
+        out_dir = os.path.join(work, "out")
+        os.makedirs(clips_dir)
+        t0 = time.monotonic()
+        clips = make_clips(clips_dir)
+        expected = {os.path.splitext(os.path.basename(c))[0]: frame_count(c) for c in clips}
+        log("%d clips of %d s made in %.1f s (%d frames in all)"
+            % (len(clips), CLIP_SECONDS, time.monotonic() - t0, sum(expected.values())))
+
+        # framegraph through a wrapper that logs each invocation, so the test can count runs
+        runs_log = os.path.join(work, "framegraph-runs.log")
+        wrapper = os.path.join(work, "framegraph")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/sh\necho "$$ $1 $*" >> "%s"\nexec "%s" "$@"\n' % (runs_log, FRAMEGRAPH))
+        os.chmod(wrapper, 0o755)
+
+        cmd = [sys.executable, BATCH, PIPELINE, clips_dir, "--output-dir", out_dir, "--address", address,
+               "--retries", "3", "--framegraph", wrapper, "--progress-interval", "2"]
+
+        def framegraph_runs():
+            try:
+                with open(runs_log) as f:
+                    return [l for l in f if l.split()[1:2] == ["run"]]
+            except OSError:
+                return []
+
+        # --- first invocation, with a worker killed mid-task -------------------------------------
+        t0 = time.monotonic()
+        batch = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        killed = None
+        marks = os.path.join(out_dir, ".attempts")
+        deadline = time.monotonic() + 240
+        while batch.poll() is None:
+            if time.monotonic() > deadline:
+                batch.kill()
+                raise Failed("framegraph-batch did not finish in 240 s")
+            if killed is None:
+                table = processes()
+                for marker in glob.glob(os.path.join(marks, "*.running")):
+                    try:
+                        with open(marker) as f:
+                            info = json.load(f)
+                    except (OSError, ValueError):
+                        continue
+                    pid = info.get("pid")
+                    if pid not in table or table[pid][0] != second_raylet:
+                        continue  # not (or no longer) a worker of the second node
+                    children = [c for c, (pp, cmdline) in table.items() if pp == pid]
+                    fg = descendants(children, table)
+                    if not any(FRAMEGRAPH in table[c][1] for c in fg if c in table):
+                        continue  # framegraph not started yet
+                    name = os.path.basename(marker)[:-len(".running")]
+                    os.kill(pid, signal.SIGKILL)
+                    killed = {"name": name, "pid": pid, "attempt": info.get("attempt"), "children": sorted(fg),
+                              "at": time.monotonic() - t0}
+                    log("killed Ray worker pid %d (second node) at %.1f s while it ran %s (attempt %s; its framegraph: pids %s)"
+                        % (pid, killed["at"], name, info.get("attempt"), sorted(fg)))
+                    break
+            time.sleep(0.01)
+        output = batch.stdout.read()
+        first_seconds = time.monotonic() - t0
+        print(output, end="", flush=True)
+        if batch.returncode != 0:
+            raise Failed("framegraph-batch exited with status %d" % batch.returncode)
+        if killed is None:
+            raise Failed("no task was seen running on the second node: nothing was killed")
+        alive = [c for c in killed["children"] if c in processes()]
+        if alive:
+            raise Failed("the killed worker's framegraph processes %s outlived it" % alive)
+
+        # --- checks --------------------------------------------------------------------------------
+        with open(os.path.join(out_dir, "summary.json")) as f:
+            summary = json.load(f)
+        names = sorted(expected)
+        want = {n + ".mp4" for n in names} | {n + ".stats.json" for n in names} | {"summary.json"}
+        top = set(os.listdir(out_dir))
+        extra = sorted(top - want - {".attempts"})
+        missing = sorted(want - top)
+        if missing or extra:
+            raise Failed("output folder: missing %s, unexpected %s" % (missing, extra))
+        partials = [p for p in listing(out_dir) if ".partial-" in p]
+        if partials:
+            raise Failed("temporary files left: %s" % partials)
+        for n in names:
+            got = frame_count(os.path.join(out_dir, n + ".mp4"))
+            if got != expected[n]:
+                raise Failed("%s.mp4 has %d frames, its input %d" % (n, got, expected[n]))
+        log("12 outputs, each once, each decodes with its input's frame count")
+
+        stats = {n: json.load(open(os.path.join(out_dir, n + ".stats.json"))) for n in names}
+        t = summary["totals"]
+        sums = {"frames": sum(s["framesOut"] for s in stats.values()),
+                "framesIn": sum(s["framesIn"] for s in stats.values()),
+                "dropped": sum(sum(s.get(k, 0) for k in ("droppedAtSource", "droppedCorrupt", "droppedRate",
+                                                         "droppedBusy", "droppedLate")) for s in stats.values())}
+        for key, value in sums.items():
+            if t[key] != value:
+                raise Failed("summary totals.%s = %s, the stats files sum to %s" % (key, t[key], value))
+        cpu = round(sum(s["cpuSeconds"] for s in stats.values()), 3)
+        if abs(t["cpuSeconds"] - cpu) > 0.01:
+            raise Failed("summary totals.cpuSeconds = %s, the stats files sum to %s" % (t["cpuSeconds"], cpu))
+        if (t["inputs"], t["ok"], t["failed"], t["skipped"]) != (CLIPS, CLIPS, 0, 0):
+            raise Failed("summary totals: %s" % t)
+        per_input = {e["name"]: e for e in summary["inputs"]}
+        for n in names:
+            if per_input[n]["frames"] != stats[n]["framesOut"] or per_input[n]["status"] != "ok":
+                raise Failed("summary entry of %s disagrees with its stats: %s" % (n, per_input[n]))
+        log("summary totals equal the stats files: %d frames in, %d out, %d dropped, %.2f CPU s"
+            % (sums["framesIn"], sums["frames"], sums["dropped"], cpu))
+
+        victim = per_input[killed["name"]]
+        if victim["attempts"] < 2:
+            raise Failed("the killed task %s was not retried: attempts %d" % (killed["name"], victim["attempts"]))
+        retried = {n: e["attempts"] for n, e in per_input.items() if e["attempts"] > 1}
+        attempts = sum(e["attempts"] for e in per_input.values())
+        runs = framegraph_runs()
+        if len(runs) != attempts:
+            raise Failed("framegraph ran %d times, the summary records %d attempts" % (len(runs), attempts))
+        log("killed task %s retried: attempts %d, errors %s; retried inputs %s; framegraph runs %d = attempts"
+            % (killed["name"], victim["attempts"], victim["errors"], retried, len(runs)))
+
+        # --- second invocation: nothing to do ------------------------------------------------------
+        before = listing(out_dir)
+        runs_before = len(open(runs_log).read().splitlines())
+        t1 = time.monotonic()
+        second_run = run(cmd, env=env, check=False)
+        print(second_run.stdout, end="", flush=True)
+        if second_run.returncode != 0:
+            raise Failed("second invocation exited with status %d" % second_run.returncode)
+        after = listing(out_dir)
+        with open(os.path.join(out_dir, "summary.json")) as f:
+            t2 = json.load(f)["totals"]
+        changed = sorted(p for p in set(before) | set(after) if p != "summary.json" and before.get(p) != after.get(p))
+        if changed:
+            raise Failed("second invocation changed or added files: %s" % changed)
+        if len(open(runs_log).read().splitlines()) != runs_before:
+            raise Failed("second invocation ran framegraph")
+        if (t2["skipped"], t2["ok"], t2["failed"], t2["frames"]) != (CLIPS, 0, 0, 0):
+            raise Failed("second invocation's totals: %s" % t2)
+        log("second invocation: all %d skipped, framegraph not run, no file added or changed (%.1f s)"
+            % (CLIPS, time.monotonic() - t1))
+        log("first invocation took %.1f s: %.1f clips/min, %.1f frames/s on 2 nodes sharing this machine's %d cores"
+            % (first_seconds, t["clipsPerMinute"], t["framesPerSecond"], os.cpu_count()))
+        ok = True
+    finally:
+        n = stop_cluster(ray_dir)
+        leftover = [pid for pid, (_, cmd) in processes().items() if ray_dir in cmd]
+        if leftover:
+            log("WARNING: Ray processes still running: %s" % leftover)
+        else:
+            log("cluster stopped (%d processes killed)" % n)
+        if ok or os.environ.get("KEEP") != "1":
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            log("kept %s for inspection" % work)
+    return 0
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        sys.exit(main())
+    except Failed as e:
+        log("FAILED: %s" % e)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        log("interrupted")
+        sys.exit(130)
