@@ -5,4 +5,4 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$here/setup.sh"
-exec "$here/../../.venv-ray/bin/python" "$here/test_cluster.py" "$@"
+PYTHONDONTWRITEBYTECODE=1 exec "$here/../../.venv-ray/bin/python" "$here/test_cluster.py" "$@"
