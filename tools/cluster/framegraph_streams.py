@@ -5,13 +5,14 @@
 
 STREAMS.json:
     {"streams": [
-      {"name": "door", "pipeline": "pipelines/face-detect.fg", "camera": "/dev/video0", "results": true},
+      {"name": "door", "pipeline": "pipelines/face-detect.fg", "camera": "/dev/video0", "results": true,
+       "resources": {"cam-door": 1}},
       {"name": "lobby", "pipeline": "pipelines/portrait-segment.fg", "input": "lobby.mp4", "loop": true,
        "segment": 600, "cpus": 0.5, "set": ["matte.mode=blur"], "args": ["--latency", "40"]}
     ]}
 
-One actor per stream (Ray places it on a node with `cpus` free, default 1; it is restarted by Ray if
-its process dies). The actor runs `framegraph run PIPELINE --camera DEV|--input FILE [--loop]
+One actor per stream (Ray places it on a node with `cpus` free, default 1, and the custom
+`resources` given, e.g. the camera's host; it is restarted by Ray if its process dies). The actor runs `framegraph run PIPELINE --camera DEV|--input FILE [--loop]
 --mode live` in segments of `segment` seconds (default: one segment until stopped), each to
 DIR/NAME/NAME-00001.mp4 with its stats (and results with "results": true) beside it; when
 framegraph ends with an error or is killed it is started again after a back-off (1 s, doubling, at
@@ -222,6 +223,9 @@ def load_streams(path):
         if bool(s.get("camera")) == bool(s.get("input")):
             raise UserError("%s (%s): give either camera or input" % (where, s["name"]))
         s["pipeline"] = os.path.abspath(s["pipeline"])
+        if s.get("resources") is not None and not (isinstance(s["resources"], dict) and all(
+                isinstance(v, (int, float)) for v in s["resources"].values())):
+            raise UserError('%s (%s): resources: expected {"NAME": amount, …}' % (where, s["name"]))
         if s.get("input"):
             if not os.path.isfile(s["input"]):
                 raise UserError("%s (%s): input not found: %s" % (where, s["name"], s["input"]))
@@ -263,7 +267,9 @@ def main(argv):
     # max_task_retries: a status() or stop() call sent while Ray restarts the actor waits for the new one.
     actor_class = ray.remote(max_restarts=-1, max_task_retries=3)(Supervisor)
     framegraph = os.path.abspath(args.framegraph)
-    actors = {s["name"]: actor_class.options(num_cpus=float(s.get("cpus", 1)), name="framegraph-stream-" + s["name"])
+    # "resources" pins a stream to the node that has its camera: ray start --resources '{"cam-door": 1}'
+    actors = {s["name"]: actor_class.options(num_cpus=float(s.get("cpus", 1)), resources=s.get("resources") or {},
+                                             name="framegraph-stream-" + s["name"])
               .remote(s, out_dir, framegraph, os.getcwd()) for s in streams}
     start = time.monotonic()
     tty = sys.stderr.isatty()
