@@ -381,14 +381,19 @@ def main(argv):
     done = failed = 0
     interrupted = False
     if todo:
-        # The pipeline and options are checked once here (framegraph check), not 10,000 times on the
-        # workers; with nothing to do, framegraph is not run at all.
-        check = subprocess.run([framegraph, "check", pipeline, "--input", todo[0]["input"], "--output", todo[0]["output"]]
-                               + sum((["--set", s] for s in args.set), []),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if check.returncode != 0:
+        # The pipeline and options are checked here (framegraph check), not 10,000 times on the
+        # workers; with nothing to do, framegraph is not run at all. An error that names the input is
+        # that input's (its task fails alone): the next input is tried, up to three.
+        for job in todo[:3]:
+            check = subprocess.run([framegraph, "check", pipeline, "--input", job["input"], "--output", job["output"]]
+                                   + sum((["--set", s] for s in args.set), []),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if check.returncode == 0:
+                break
             lines = [l for l in check.stderr.splitlines() if l.strip()]
-            raise UserError(lines[-1] if lines else "framegraph check failed (status %d)" % check.returncode)
+            message = lines[-1] if lines else "framegraph check failed (status %d)" % check.returncode
+            if job["input"] not in message:
+                raise UserError(message)
         if args.address:
             check_address(args.address)
         import logging
