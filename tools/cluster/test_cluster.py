@@ -166,6 +166,7 @@ def main():
     ray_dir = os.path.join(work, "ray")  # short: Ray's socket paths must stay under 107 bytes
     os.makedirs(ray_dir)
     ok = False
+    batch = None
     try:
         # --- the cluster -------------------------------------------------------------------------
         token = os.path.join(work, "auth_token")
@@ -338,6 +339,9 @@ def main():
             % (first_seconds, t["clipsPerMinute"], t["framesPerSecond"], os.cpu_count()))
         ok = True
     finally:
+        if batch is not None and batch.poll() is None:
+            batch.kill()
+            batch.wait()
         n = stop_cluster(ray_dir)
         leftover = [pid for pid, (_, cmd) in processes().items() if ray_dir in cmd]
         if leftover:

@@ -52,6 +52,7 @@ def main():
     ray_dir = os.path.join(work, "ray")
     os.makedirs(ray_dir)
     ok = False
+    proc = None
     try:
         token = os.path.join(work, "auth_token")
         with open(token, "w") as f:
@@ -137,6 +138,9 @@ def main():
         log("passed in %.1f s" % (time.monotonic() - t0))
         ok = True
     finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
         n = tc.stop_cluster(ray_dir)
         log("cluster stopped (%d processes killed)" % n)
         if ok or os.environ.get("KEEP") != "1":
