@@ -62,7 +62,7 @@ let package = Package(
         // The live preview window (SDL2): the display sink.
         .target(name: "FrameGraphDisplay", dependencies: ["FrameGraph", "CSDL2"]),
         // Network node (a model on its own worker), model input preparation, output decoders.
-        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "NeuralGraph", "ModelStore", "XNNPACKRuntime", "MetalTensorImport",
+        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "NeuralGraph", "ModelStore", "XNNPACKRuntime", "MetalTensorImport", "TFLiteImport", "ONNXImport",
                                                           "CFrameGraphKernels"]),
         // Pipeline description files: parser, node catalog, builder.
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "ModelStore", "FrameGraphCamera",

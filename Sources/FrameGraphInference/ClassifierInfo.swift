@@ -1,6 +1,7 @@
 import Foundation
 import ModelStore
 import NeuralGraph
+import ONNXImport
 import TFLiteImport
 
 /// What a classifier model says about itself, as ML Kit reads it: its labels (a TFLite model's
@@ -41,46 +42,54 @@ public struct ClassifierInfo: Sendable, Equatable {
         self.scoreThreshold = scoreThreshold
     }
 
-    /// Reads the model file at `path` (and a labels file beside it). Errors name the file.
+    /// Reads the model file at `path` once (and a labels file beside it); an ONNX model already
+    /// imported gives its metadata through `graph`, else only its metadata is decoded. Errors name the file.
     public static func read(modelAt path: String, graph: NeuralGraph? = nil) throws -> ClassifierInfo {
         var info = ClassifierInfo()
-        let lower = path.lowercased()
+        let lower = path.lowercased(), name = (path as NSString).lastPathComponent
         if lower.hasSuffix(".tflite") {
-            if let metadata = try TFLiteMetadata.read(path: path) {
+            let bytes = try TFLiteMetadata.modelBytes(path: path)
+            if let metadata = try TFLiteMetadata.read(bytes: bytes, fileName: name) {
                 if let input = metadata.inputs.first {
                     // One mean and std for every channel, or one per channel (R, G, B).
                     info.normalization = InputNormalization(mean: input.mean, std: input.std)
                 }
                 info.scoreThreshold = metadata.outputs.first?.scoreThreshold
-                if let output = metadata.outputs.first, let name = output.scoreCalibration,
-                   let text = try TFLiteMetadata.outputFile(path: path, type: "TENSOR_AXIS_SCORE_CALIBRATION") {
-                    info.calibration = CalibrationSource(text: text, transformation: ScoreCalibration.Transformation(rawValue: name) ?? .identity,
+                if let output = metadata.outputs.first, let transformation = output.scoreCalibration,
+                   let text = try TFLiteMetadata.outputFile(bytes: bytes, fileName: name, type: "TENSOR_AXIS_SCORE_CALIBRATION") {
+                    info.calibration = CalibrationSource(text: text, transformation: ScoreCalibration.Transformation(rawValue: transformation) ?? .identity,
                                                          defaultScore: output.scoreCalibrationDefault)
                 }
             }
-            if let labels = try TFLiteMetadata.labels(path: path) {
+            if let labels = try TFLiteMetadata.labels(bytes: bytes, fileName: name) {
                 info.labels = labels
-                info.labelSource = "the labels packed in \((path as NSString).lastPathComponent)"
+                info.labelSource = "the labels packed in \(name)"
             }
         } else if lower.hasSuffix(".onnx") {
-            let g = try graph ?? ModelLoader.load(path: path)
-            if let text = g.metadata["metadata.labels"] {
+            let properties: [String: String]
+            if let graph {
+                properties = Dictionary(graph.metadata.compactMap { key, value in key.hasPrefix("metadata.") ? (String(key.dropFirst(9)), value) : nil },
+                                        uniquingKeysWith: { _, last in last })
+            } else {
+                properties = try ONNXImporter.metadataProperties(bytes: [UInt8](try ModelFile.read(path, maxBytes: ModelLimits.standard.maxFileBytes)),
+                                                                 fileName: name)
+            }
+            if let text = properties["labels"] {
                 info.labels = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                info.labelSource = "the labels metadata property of \((path as NSString).lastPathComponent)"
+                info.labelSource = "the labels metadata property of \(name)"
             }
-            if let mean = g.metadata["metadata.normalization_mean"].flatMap(Float.init),
-               let std = g.metadata["metadata.normalization_std"].flatMap(Float.init), std != 0, mean.isFinite, std.isFinite {
-                info.normalization = InputNormalization(scale: 1 / std, offset: -mean / std)
+            if let mean = properties["normalization_mean"].flatMap(Float.init), let std = properties["normalization_std"].flatMap(Float.init) {
+                info.normalization = InputNormalization(mean: [mean], std: [std])
             }
-            if let t = g.metadata["metadata.score_threshold"].flatMap(Float.init), t.isFinite { info.scoreThreshold = t }
-            if let text = g.metadata["metadata.score_calibration"] {
-                let name = g.metadata["metadata.score_transformation"] ?? "IDENTITY"
-                guard let transformation = ScoreCalibration.Transformation(rawValue: name) else {
-                    throw ModelError.malformed(file: (path as NSString).lastPathComponent,
-                                               reason: "metadata score_transformation '\(name.prefix(40))' is not IDENTITY, LOG or INVERSE_LOGISTIC", offset: nil)
+            if let t = properties["score_threshold"].flatMap(Float.init), t.isFinite { info.scoreThreshold = t }
+            if let text = properties["score_calibration"] {
+                let transformation = properties["score_transformation"] ?? "IDENTITY"
+                guard let kind = ScoreCalibration.Transformation(rawValue: transformation) else {
+                    throw ModelError.malformed(file: name, reason: "metadata score_transformation '\(transformation.prefix(40))' is not IDENTITY, LOG or INVERSE_LOGISTIC",
+                                               offset: nil)
                 }
-                let fallback = g.metadata["metadata.score_calibration_default"].flatMap(Float.init) ?? 0
-                info.calibration = CalibrationSource(text: text, transformation: transformation, defaultScore: fallback.isFinite ? fallback : 0)
+                let fallback = properties["score_calibration_default"].flatMap(Float.init) ?? 0
+                info.calibration = CalibrationSource(text: text, transformation: kind, defaultScore: fallback.isFinite ? fallback : 0)
             }
         }
         if info.labels.isEmpty {
@@ -91,5 +100,12 @@ public struct ClassifierInfo: Sendable, Equatable {
             }
         }
         return info
+    }
+
+    /// The decoder a labeler uses: these labels, the threshold in force (the given one, else the
+    /// model's, else 0 — ML Kit's rule), at most `maxResults`, this calibration.
+    public func decoder(threshold: Float?, maxResults: Int, softmax: Bool? = nil) -> ClassificationDecoder {
+        ClassificationDecoder(labels: labels, top: max(1, maxResults), minScore: threshold ?? scoreThreshold ?? 0, softmax: softmax,
+                              calibration: calibration)
     }
 }

@@ -62,7 +62,8 @@ public final class ImageLabeler: @unchecked Sendable {
         let graph = try ModelLoader.load(path: path)
         let info = try ClassifierInfo.read(modelAt: path, graph: graph)
         self.info = info
-        threshold = options.confidenceThreshold ?? info.scoreThreshold ?? 0
+        let decoder = info.decoder(threshold: options.confidenceThreshold, maxResults: options.maxResultCount)
+        threshold = decoder.minScore
         let predictor = try Predictor(graph: graph, options: .init(threads: options.threads))
         let shape = predictor.inputInfo(0).shape
         guard shape.count == 4, shape[0] == 1, shape[3] == 3 else {
@@ -71,7 +72,6 @@ public final class ImageLabeler: @unchecked Sendable {
         let normalization = info.normalization ?? InputNormalization.mediaPipe(forModelNamed: path) ?? .unit
         let input = ModelInput(width: shape[2], height: shape[1], channels: 3, normalization: normalization,
                                fit: options.centreCrop ? .centreCrop : .stretch)
-        let decoder = ClassificationDecoder(labels: info.labels, top: max(1, options.maxResultCount), minScore: threshold, calibration: info.calibration)
         let outputs = (0..<predictor.outputCount).map { (predictor.outputInfo($0).name, predictor.outputInfo($0).shape) }
         _ = try decoder.negotiate(outputs: outputs, input: FrameDescription(format: .rgb24, width: shape[2], height: shape[1]),
                                   node: (path as NSString).lastPathComponent)
@@ -140,8 +140,7 @@ extension NetworkNode {
             warn("node '\(name)': \((path as NSString).lastPathComponent) has no labels (no packed labels file, no labels metadata, no "
                  + "\(URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent).labels.txt): results carry class indices only")
         }
-        let decoder = ClassificationDecoder(labels: info.labels, top: maxResults, minScore: threshold ?? info.scoreThreshold ?? 0, softmax: softmax,
-                                            calibration: info.calibration)
+        let decoder = info.decoder(threshold: threshold, maxResults: maxResults, softmax: softmax)
         let node = NetworkNode(name: name, model: path, decoder: decoder,
                                options: .init(threads: threads, normalization: info.normalization, fit: centreCrop ? .centreCrop : .stretch))
         node.modelSearchRoots = roots

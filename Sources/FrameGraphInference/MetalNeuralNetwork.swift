@@ -53,12 +53,13 @@ public final class MetalNeuralNetwork: FilterNode, @unchecked Sendable {
     private let latest = Protected<Outputs?>(nil)
     private let rgb = CommonDecoderRGB()
 
-    /// A network described by `plist`; the file is read and checked now (its graph, types and keys),
-    /// the weights later.
+    /// A network described by `plist`; its graph is read and checked now (node types, targets,
+    /// slots, cycles, input and outputs), each layer's keys and weights by ``loadWeights(_:mapFile:)``.
     public init(plist: URL, name: String = "network") throws {
         self.plist = plist
         super.init(name: name)
-        _ = try ModelFile.read(plist.path, maxBytes: ModelLimits.standard.maxFileBytes)
+        try MetalTensorImporter.checkGraph(plist: [UInt8](try ModelFile.read(plist.path, maxBytes: ModelLimits.standard.maxFileBytes)),
+                                           fileName: plist.lastPathComponent)
     }
 
     override public var kind: String { "metaltensor-network" }
@@ -67,8 +68,7 @@ public final class MetalNeuralNetwork: FilterNode, @unchecked Sendable {
 
     /// Loads the weights (`.bin`) through their map (`.json`), then compiles the network.
     public func loadWeights(_ weights: URL, mapFile: URL) throws {
-        let graph = try MetalTensorImporter.load(path: plist.path, map: mapFile.path, weights: weights.path,
-                                                 options: .init(precision: precision))
+        let graph = try MetalTensorImporter.load(path: plist.path, options: .init(precision: precision, weights: weights.path, map: mapFile.path))
         let predictor = try Predictor(graph: graph, options: .init(threads: threads))
         state.withLock { $0 = predictor }
     }

@@ -114,16 +114,13 @@ public final class MetalTensorFacesNode: FilterNode, @unchecked Sendable {
 
     /// `std_mean.plist`: 136 comma-separated numbers under `std` and under `mean`.
     private func readMeanShape(_ path: String) throws -> (std: [Float], mean: [Float]) {
-        guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20 else {
-            throw GraphError.nodeFailed(node: name, reason: "\(path): cannot read it (missing, or over 1 MiB)")
-        }
         let root: PropertyList
-        do { root = try PropertyList.read([UInt8](data)) } catch {
-            throw GraphError.nodeFailed(node: name, reason: "\(path): not a property list: \(error)")
+        do { root = MetalTensorLexicon.deletingSpaces(try PropertyList.read(path: path)) } catch {
+            throw GraphError.nodeFailed(node: name, reason: "\(path): not a readable property list: \(error)")
         }
         func values(_ key: String) throws -> [Float] {
             guard let text = root[key]?.string else { throw GraphError.nodeFailed(node: name, reason: "\(path), key '\(key)': missing (136 numbers)") }
-            let v = text.filter { $0 != " " }.split(separator: ",", omittingEmptySubsequences: true).compactMap { Float(String($0)) }
+            let v = MetalTensorLexicon.components(text, ",").map(MetalTensorLexicon.floatValue)
             guard v.count == 136, v.allSatisfy(\.isFinite) else {
                 throw GraphError.nodeFailed(node: name, reason: "\(path), key '\(key)': \(v.count) numbers, expected 136")
             }

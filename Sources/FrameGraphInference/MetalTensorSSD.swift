@@ -37,12 +37,13 @@ public struct MetalTensorSSD: Sendable {
     public init(config bytes: [UInt8], file: String) throws {
         func fail(_ key: String?, _ reason: String) -> MetalTensorSSDError { MetalTensorSSDError(file: file, key: key, reason: reason) }
         let root: PropertyList
-        do { root = try PropertyList.read(bytes) } catch { throw fail(nil, "not a property list: \(error)") }
+        // MetalTensor's lexical rules (spaces deleted, list parts and numbers as NSString reads them).
+        do { root = MetalTensorLexicon.deletingSpaces(try PropertyList.read(bytes)) } catch { throw fail(nil, "not a property list: \(error)") }
         guard case .dictionary = root else { throw fail(nil, "the root is not a dictionary") }
         func text(_ key: String) throws -> String? {
             switch root[key] {
             case nil: return nil
-            case .string(let s)?: return s.filter { $0 != " " }
+            case .string(let s)?: return s
             case .integer(let i)?: return String(i)
             case .real(let r)?: return String(r)
             case .bool(let b)?: return b ? "YES" : "NO"
@@ -54,25 +55,25 @@ public struct MetalTensorSSD: Sendable {
             guard case .array(let items) = value else { throw fail(key, "is \(value.kindName), expected an array of strings") }
             return try items.map { item in
                 guard case .string(let s) = item else { throw fail(key, "holds \(item.kindName), expected strings") }
-                return s.filter { $0 != " " }
+                return s
             }
         }
-        func numbers(_ s: String) -> [Float] { s.split(separator: ",", omittingEmptySubsequences: true).map { Float(String($0)) ?? 0 } }
-        func ints(_ s: String) -> [Int] { s.split(separator: ",", omittingEmptySubsequences: true).map { Int(String($0)) ?? 0 } }
+        func numbers(_ s: String) -> [Float] { MetalTensorLexicon.components(s, ",").map(MetalTensorLexicon.floatValue) }
+        func ints(_ s: String) -> [Int] { MetalTensorLexicon.components(s, ",").map(MetalTensorLexicon.intValue) }
         func boolean(_ key: String, _ fallback: Bool) -> Bool {
             switch root[key] {
             case .bool(let b)?: return b
-            case .string(let s)?: return ["y", "t", "1"].contains(s.first.map { String($0).lowercased() } ?? "")
+            case .string(let s)?: return MetalTensorLexicon.boolValue(s)
             case .integer(let i)?: return i != 0
             default: return fallback
             }
         }
-        classes = (try text("classes")).map { $0.split(separator: ",").map(String.init) } ?? ["background", "object"]
+        classes = (try text("classes")).map { MetalTensorLexicon.components($0, ",") } ?? ["background", "object"]
         centroids = (try text("coords"))?.first == "c"
         let size = ints(try text("network_size") ?? "")
         guard size.count == 2, size.allSatisfy({ (1...8192).contains($0) }) else { throw fail("network_size", "expected \"width,height\"") }
         (networkWidth, networkHeight) = (size[0], size[1])
-        let layerCount = Int(try text("n_pyramid_layers") ?? "") ?? 0
+        let layerCount = MetalTensorLexicon.intValue(try text("n_pyramid_layers") ?? "")
         guard (1...16).contains(layerCount) else { throw fail("n_pyramid_layers", "expected 1 … 16 layers") }
         let featureMaps = try texts("feature_map_sizes")?.map(ints) ?? []
         guard featureMaps.count == layerCount, featureMaps.allSatisfy({ $0.count == 2 && $0.allSatisfy { (1...1024).contains($0) } }) else {

@@ -97,7 +97,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         if let predictor { return predictor }
         let start = Date()
         let p = try Self.loadPredictor(modelReference, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name,
-                                       metalTensor: .init(precision: options.precision), weights: options.weights)
+                                       metalTensor: .init(precision: options.precision, weights: options.weights))
         predictor = p
         loadSeconds = Date().timeIntervalSince(start)
         return p
@@ -107,17 +107,12 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     /// for `threads`, and warmed up with one prediction (so that the first real frame does not pay
     /// for first-touch memory). Errors name `node`.
     static func loadPredictor(_ reference: String, roots: [String], limits: ModelLimits, threads: Int, node: String,
-                              metalTensor: MetalTensorImporter.Options = .init(), weights: String? = nil) throws -> Predictor {
+                              metalTensor: MetalTensorImporter.Options = .init()) throws -> Predictor {
         do {
             let path = try ModelLoader.resolve(reference, roots: roots)
-            let graph: NeuralGraph
-            if path.hasSuffix(".plist") {
-                let weightsPath = try weights.map { try ModelLoader.resolve($0, roots: roots) }
-                graph = try MetalTensorImporter.load(path: path, weights: weightsPath, options: metalTensor, limits: limits)
-            } else {
-                graph = try ModelLoader.load(path: path, limits: limits)
-            }
-            let p = try Predictor(graph: graph, options: .init(threads: threads))
+            var metalTensor = metalTensor
+            metalTensor.weights = try metalTensor.weights.map { try ModelLoader.resolve($0, roots: roots) }  // a pipeline's paths are relative to it
+            let p = try Predictor(graph: try ModelLoader.load(path: path, limits: limits, metalTensor: metalTensor), options: .init(threads: threads))
             try p.predict()
             return p
         } catch let error as ModelError {

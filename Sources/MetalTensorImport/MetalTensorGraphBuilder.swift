@@ -79,9 +79,8 @@ struct MetalTensorGraphBuilder {
             result.tensor = stored(result.tensor, name, shape: result.shape)
         }
         // The node's output carries its name (for outputs read by layer name and per-layer dumps).
-        if graph.tensors[result.tensor].constant == nil, !graph.inputs.contains(result.tensor) || node.type == .input {
-            graph.tensors[result.tensor].name = name
-        }
+        // (Every node makes a tensor of its own; the input node's is the graph input.)
+        graph.tensors[result.tensor].name = name
         produced[name] = result
     }
 

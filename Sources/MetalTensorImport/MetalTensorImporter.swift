@@ -27,10 +27,15 @@ public enum MetalTensorImporter {
         public var precision: Precision
         /// Every node's result becomes a graph output too (for layer-by-layer comparisons).
         public var exposeAllLayers: Bool
+        /// The weight blob and the weight map; nil: `NAME.bin` and `NAME.json` beside the plist.
+        public var weights: String?
+        public var map: String?
 
-        public init(precision: Precision = .float32, exposeAllLayers: Bool = false) {
+        public init(precision: Precision = .float32, exposeAllLayers: Bool = false, weights: String? = nil, map: String? = nil) {
             self.precision = precision
             self.exposeAllLayers = exposeAllLayers
+            self.weights = weights
+            self.map = map
         }
     }
 
@@ -40,10 +45,10 @@ public enum MetalTensorImporter {
         return (base + ".json", base + ".bin")
     }
 
-    /// Loads `path` (a `.plist`), with the weight map and blob given or found beside it. Each file
-    /// must be a regular file within `limits.maxFileBytes`; the graph must pass the resource check.
-    public static func load(path: String, map: String? = nil, weights: String? = nil, options: Options = Options(),
-                            limits: ModelLimits = .standard) throws(ModelError) -> NeuralGraph {
+    /// Loads `path` (a `.plist`), with the weight map and blob the options give or found beside it.
+    /// Each file must be a regular file within `limits.maxFileBytes`; the graph must pass the
+    /// resource check.
+    public static func load(path: String, options: Options = Options(), limits: ModelLimits = .standard) throws(ModelError) -> NeuralGraph {
         let name = (path as NSString).lastPathComponent
         let plist = [UInt8](try ModelFile.read(path, maxBytes: limits.maxFileBytes))
         let beside = companions(of: path)
@@ -53,8 +58,8 @@ public enum MetalTensorImporter {
             if given == nil && !FileManager.default.fileExists(atPath: file) { return (nil, fileName) }
             return ([UInt8](try ModelFile.read(file, maxBytes: limits.maxFileBytes)), fileName)
         }
-        let mapFile = try optional(map, beside.map)
-        let blobFile = try optional(weights, beside.weights)
+        let mapFile = try optional(options.map, beside.map)
+        let blobFile = try optional(options.weights, beside.weights)
         let folder = (path as NSString).deletingLastPathComponent
         let graph = try load(plist: plist, fileName: name, map: mapFile.bytes, mapName: mapFile.name, weights: blobFile.bytes,
                              weightsName: blobFile.name, options: options) { resource throws(ModelError) in
@@ -73,25 +78,13 @@ public enum MetalTensorImporter {
     public static func load(plist: [UInt8], fileName: String, map: [UInt8]?, mapName: String = "the weight map",
                             weights: [UInt8]?, weightsName: String = "the weight blob", options: Options = Options(),
                             resource: @escaping (String) throws(ModelError) -> [UInt8]?) throws(ModelError) -> NeuralGraph {
-        let root: PropertyList
-        do { root = MetalTensorLexicon.deletingSpaces(try PropertyList.read(plist)) } catch {
-            throw ModelError.malformed(file: fileName, reason: "not a property list: \(error.reason)", offset: error.offset)
-        }
-        guard case .dictionary(let entries) = root else {
-            throw ModelError.malformed(file: fileName, reason: "the root of the plist is \(root.kindName), expected a dictionary of nodes", offset: nil)
-        }
+        let (nodes, wiring) = try graphDescription(plist: plist, fileName: fileName)
         var weightMap: WeightMap?
         if let map {
             do { weightMap = try WeightMap(bytes: map) } catch {
                 throw ModelError.malformed(file: mapName, reason: "not a weight map: \(error.reason)", offset: error.offset)
             }
         }
-        var nodes: [MetalTensorNode] = []
-        for entry in entries {
-            guard case .dictionary = entry.value else { continue }  // MetalTensor ignores non-dictionary entries
-            nodes.append(try MetalTensorNode(name: entry.key, dictionary: entry.value, file: fileName))
-        }
-        let wiring = try MetalTensorWiring(nodes: nodes, file: fileName)
         let byName = Dictionary(nodes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var builder = MetalTensorGraphBuilder(
             file: fileName, precision: options.precision,
@@ -113,5 +106,28 @@ public enum MetalTensorImporter {
         graph.metadata["nodes"] = String(nodes.count)
         try graph.validate()
         return graph
+    }
+
+    /// Checks a plist's graph without weights: that it is a property list of nodes with known types,
+    /// targets that exist, slots fed once, no cycles, one input and reachable outputs.
+    public static func checkGraph(plist: [UInt8], fileName: String) throws(ModelError) {
+        _ = try graphDescription(plist: plist, fileName: fileName)
+    }
+
+    /// The plist's nodes (spaces deleted, in file order) and how they are wired.
+    static func graphDescription(plist: [UInt8], fileName: String) throws(ModelError) -> ([MetalTensorNode], MetalTensorWiring) {
+        let root: PropertyList
+        do { root = MetalTensorLexicon.deletingSpaces(try PropertyList.read(plist)) } catch {
+            throw ModelError.malformed(file: fileName, reason: "not a property list: \(error.reason)", offset: error.offset)
+        }
+        guard case .dictionary(let entries) = root else {
+            throw ModelError.malformed(file: fileName, reason: "the root of the plist is \(root.kindName), expected a dictionary of nodes", offset: nil)
+        }
+        var nodes: [MetalTensorNode] = []
+        for entry in entries {
+            guard case .dictionary = entry.value else { continue }  // MetalTensor ignores non-dictionary entries
+            nodes.append(try MetalTensorNode(name: entry.key, dictionary: entry.value, file: fileName))
+        }
+        return (nodes, try MetalTensorWiring(nodes: nodes, file: fileName))
     }
 }

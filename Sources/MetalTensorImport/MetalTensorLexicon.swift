@@ -2,9 +2,9 @@
 /// deleted from every string value when the plist is loaded; lists split on `,` or `;` drop empty
 /// parts; numbers parse the way `NSString.intValue`/`floatValue` do (the longest numeric prefix, 0
 /// when there is none); booleans the way `NSString.boolValue` does.
-enum MetalTensorLexicon {
+public enum MetalTensorLexicon {
     /// The value with U+0020 deleted from every string in it, recursively (keys unchanged).
-    static func deletingSpaces(_ value: PropertyList) -> PropertyList {
+    public static func deletingSpaces(_ value: PropertyList) -> PropertyList {
         switch value {
         case .string(let s): return .string(s.filter { $0 != " " })
         case .array(let items): return .array(items.map(deletingSpaces))
@@ -14,13 +14,13 @@ enum MetalTensorLexicon {
     }
 
     /// The non-empty parts of `s` split on `separator`.
-    static func components(_ s: String, _ separator: Character) -> [String] {
+    public static func components(_ s: String, _ separator: Character) -> [String] {
         s.split(separator: separator, omittingEmptySubsequences: true).map(String.init)
     }
 
     /// `NSString.intValue`: leading white space, an optional sign, then decimal digits; 0 without any;
     /// clamped to the 32-bit range as Foundation does.
-    static func intValue(_ s: String) -> Int {
+    public static func intValue(_ s: String) -> Int {
         var chars = Substring(s).drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
         var negative = false
         if let c = chars.first, c == "+" || c == "-" { negative = c == "-"; chars = chars.dropFirst() }
@@ -34,7 +34,7 @@ enum MetalTensorLexicon {
 
     /// `NSString.floatValue`: the longest prefix that reads as a decimal number (sign, digits, point,
     /// exponent); 0 without any.
-    static func floatValue(_ s: String) -> Float {
+    public static func floatValue(_ s: String) -> Float {
         let bytes = Array(s.utf8)
         var i = 0
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
@@ -60,7 +60,7 @@ enum MetalTensorLexicon {
 
     /// `NSString.boolValue`: true when, after white space and an optional sign and zeros, the first
     /// character is Y, y, T, t or a digit 1–9.
-    static func boolValue(_ s: String) -> Bool {
+    public static func boolValue(_ s: String) -> Bool {
         var chars = Substring(s).drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
         if let c = chars.first, c == "+" || c == "-" { chars = chars.dropFirst() }
         chars = chars.drop(while: { $0 == "0" })

@@ -54,6 +54,15 @@ public indirect enum PropertyList: Sendable, Equatable {
         }
     }
 
+    /// Reads a property list file of at most `maxBytes` (MetalTensor's configs are a few KiB).
+    public static func read(path: String, maxBytes: Int = 1 << 20) throws -> PropertyList {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw PropertyListError("cannot open \(path)", at: 0) }
+        defer { try? handle.close() }
+        let data = try handle.read(upToCount: maxBytes + 1) ?? Data()
+        guard data.count <= maxBytes else { throw PropertyListError("\(path) is over \(maxBytes) bytes", at: maxBytes) }
+        return try read([UInt8](data))
+    }
+
     /// Reads a property list in either form: binary when it starts with `bplist00`, else XML.
     public static func read(_ bytes: [UInt8], limits: PropertyListLimits = .standard) throws(PropertyListError) -> PropertyList {
         if bytes.starts(with: Array("bplist".utf8)) {

@@ -25,6 +25,16 @@ import NeuralGraph
 /// print(graph.tensors[graph.inputs[0]].shape)   // [1, 256, 256, 1]
 /// ```
 public enum ONNXImporter: ModelImporter {
+    /// The model's `metadata_props` (key → value), read without decoding its graph.
+    public static func metadataProperties(bytes: [UInt8], fileName: String) throws(ModelError) -> [String: String] {
+        do {
+            let model = try ONNXModelProto(ProtobufReader(bytes: bytes), readingGraph: false)
+            return Dictionary(model.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        } catch {
+            throw ModelError.malformed(file: fileName, reason: error.reason, offset: error.offset)
+        }
+    }
+
     /// Loads a model from `bytes`; `fileName` names it in error messages.
     public static func load(bytes: [UInt8], fileName: String) throws(ModelError) -> NeuralGraph {
         guard !bytes.isEmpty else { throw ModelError.malformed(file: fileName, reason: "the file is empty", offset: 0) }

@@ -15,11 +15,15 @@ struct ONNXModelProto {
     /// metadata_props (14): StringStringEntryProto key (1), value (2).
     var metadata: [(key: String, value: String)] = []
 
-    init(_ reader: ProtobufReader) throws(ProtobufError) {
+    /// Decodes a ModelProto; `readingGraph: false` skips the graph (for the model's metadata alone).
+    init(_ reader: ProtobufReader, readingGraph: Bool = true) throws(ProtobufError) {
         var r = reader
         while let field = try r.nextField() {
             switch (field.number, field.wireType) {
             case (1, .varint): irVersion = try r.int64()
+            case (7, .lengthDelimited) where !readingGraph:
+                graphOffset = field.offset
+                try r.skip(field.wireType)
             case (2, .lengthDelimited): producerName = try r.string()
             case (3, .lengthDelimited): producerVersion = try r.string()
             case (7, .lengthDelimited):

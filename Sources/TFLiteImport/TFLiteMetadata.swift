@@ -64,9 +64,24 @@ public struct TFLiteMetadata: Sendable, Equatable {
     /// file without a locale, else the first), one per line; nil when the model has none.
     public static func labels(path: String, output: Int = 0) throws -> [String]? {
         let bytes = try load(path)
-        let name = (path as NSString).lastPathComponent
+        return try labels(bytes: bytes, fileName: (path as NSString).lastPathComponent, output: output)
+    }
+
+    /// ``labels(path:output:)`` for a model's bytes.
+    public static func labels(bytes: [UInt8], fileName: String, output: Int = 0) throws -> [String]? {
+        try outputFile(bytes: bytes, fileName: fileName, output: output, type: "TENSOR_AXIS_LABELS").map { text in
+            text.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+                .reversed().drop(while: \.isEmpty).reversed()
+        }
+    }
+
+    /// The text of output `output`'s associated file of `type` (for example
+    /// `TENSOR_AXIS_SCORE_CALIBRATION`; one without a locale first), read from the files packed
+    /// behind the model; nil when the metadata names none.
+    public static func outputFile(bytes: [UInt8], fileName name: String, output: Int = 0, type: String) throws -> String? {
         guard let metadata = try parse(bytes, fileName: name), metadata.outputs.indices.contains(output) else { return nil }
-        let candidates = metadata.outputs[output].files.filter { $0.type == "TENSOR_AXIS_LABELS" }
+        let candidates = metadata.outputs[output].files.filter { $0.type == type }
         guard let file = candidates.first(where: { $0.locale == nil }) ?? candidates.first else { return nil }
         guard let archive = try ZipArchive(endOf: bytes) else {
             throw ModelError.malformed(file: name, reason: "its metadata names '\(file.name)' but no files are packed with the model", offset: bytes.count)
@@ -74,23 +89,11 @@ public struct TFLiteMetadata: Sendable, Equatable {
         guard let data = try archive.contents(of: file.name) else {
             throw ModelError.malformed(file: name, reason: "its metadata names '\(file.name)', which is not among the packed files", offset: bytes.count)
         }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
-            .reversed().drop(while: \.isEmpty).reversed()
-    }
-
-    /// The text of output `output`'s first associated file of `type` (for example
-    /// `TENSOR_AXIS_SCORE_CALIBRATION`), read from the packed files; nil when there is none.
-    public static func outputFile(path: String, output: Int = 0, type: String) throws -> String? {
-        let bytes = try load(path)
-        let name = (path as NSString).lastPathComponent
-        guard let metadata = try parse(bytes, fileName: name), metadata.outputs.indices.contains(output),
-              let file = metadata.outputs[output].files.first(where: { $0.type == type }) else { return nil }
-        guard let archive = try ZipArchive(endOf: bytes), let data = try archive.contents(of: file.name) else {
-            throw ModelError.malformed(file: name, reason: "its metadata names '\(file.name)', which is not among the packed files", offset: bytes.count)
-        }
         return String(decoding: data, as: UTF8.self)
     }
+
+    /// The bytes of a model file read for its metadata (at most ``maxFileBytes``).
+    public static func modelBytes(path: String) throws -> [UInt8] { try load(path) }
 
     /// The metadata in a model's bytes (nil when it has none); `fileName` names it in errors.
     public static func read(bytes: [UInt8], fileName: String) throws -> TFLiteMetadata? {

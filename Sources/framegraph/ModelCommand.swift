@@ -46,16 +46,15 @@ struct ModelCommand {
         guard let precision = MetalTensorImporter.Precision(rawValue: precisionText) else {
             throw Arguments.UsageError(description: "--precision '\(precisionText)': expected fp32 or fp16")
         }
-        let options = MetalTensorImporter.Options(precision: precision, exposeAllLayers: arguments.has("all-layers"))
-        guard path.hasSuffix(".plist") else {
+        let options = MetalTensorImporter.Options(precision: precision, exposeAllLayers: arguments.has("all-layers"),
+                                                  weights: arguments.value("weights"), map: arguments.value("map"))
+        if !path.hasSuffix(".plist") {
             for key in ["precision", "weights", "map"] where arguments.value(key) != nil {
                 throw Arguments.UsageError(description: "--\(key) applies to MetalTensor models (.plist) only")
             }
             if arguments.has("all-layers") { throw Arguments.UsageError(description: "--all-layers applies to MetalTensor models (.plist) only") }
-            return try ModelLoader.load(path: path, limits: limits)
         }
-        return try MetalTensorImporter.load(path: path, map: arguments.value("map"), weights: arguments.value("weights"),
-                                            options: options, limits: limits)
+        return try ModelLoader.load(path: path, limits: limits, metalTensor: options)
     }
 
     func info(_ graph: NeuralGraph, path: String) -> String {

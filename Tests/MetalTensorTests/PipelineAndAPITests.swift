@@ -29,7 +29,7 @@ import XNNPACKRuntime
     func mobileNetV2WithRandomWeightsMatchesTheReference() throws {
         let bin = try Self.mobileNetWeights()
         let plist = ShippedModelTests.model("MobileNetV2_1.0")
-        let graph = try MetalTensorImporter.load(path: plist, weights: bin, options: .init(exposeAllLayers: true))
+        let graph = try MetalTensorImporter.load(path: plist, options: .init(exposeAllLayers: true, weights: bin))
         let predictor = try Predictor(graph: graph)
         // A real frame's centre square, sampled as the app does.
         let frame = try ShippedModelTests.referenceFrame(clip: "book", time: 1.0)
