@@ -102,20 +102,11 @@ def main():
         clips = tc.make_clips(clips_dir)
         frames = sum(tc.frame_count(c) for c in clips)
         results["frames"] = frames
-        token = os.path.join(work, "auth_token")
-        with open(token, "w") as f:
-            f.write(os.urandom(32).hex())
-        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=token, RAY_USAGE_STATS_ENABLED="0")
-        port = tc.free_port()
-        address = "127.0.0.1:%d" % port
-        tc.run([tc.RAY, "start", "--head", "--port=%d" % port, "--num-cpus=0", "--node-ip-address=127.0.0.1",
-                "--include-dashboard=false", "--dashboard-port=%d" % tc.free_port(),
-                "--dashboard-agent-listen-port=%d" % tc.free_port(), "--temp-dir=%s" % ray_dir,
-                "--disable-usage-stats"], env=env)
+        env = tc.ray_env(work)
+        address = tc.start_head(ray_dir, env, cpus=0)
 
         def add_worker():
-            tc.run([tc.RAY, "start", "--address=%s" % address, "--num-cpus=1", "--node-ip-address=127.0.0.1",
-                    "--dashboard-agent-listen-port=%d" % tc.free_port(), "--temp-dir=%s" % ray_dir], env=env)
+            tc.add_node(address, ray_dir, env)
 
         n = 0
         for nodes in (1, 2):

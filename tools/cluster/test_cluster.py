@@ -56,6 +56,33 @@ def free_port():
         return s.getsockname()[1]
 
 
+def ray_env(work):
+    """The environment of a throwaway cluster: its own auth token (0600) in `work`, no usage stats."""
+    token = os.path.join(work, "auth_token")
+    with open(token, "w") as f:
+        f.write(secrets.token_hex(32))
+    os.chmod(token, 0o600)
+    env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=token, RAY_USAGE_STATS_ENABLED="0",
+               PYTHONDONTWRITEBYTECODE="1")
+    env["PATH"] = VENV_BIN + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def start_head(ray_dir, env, cpus):
+    """`ray start --head` on 127.0.0.1 at a free port, session files in `ray_dir`; its address."""
+    port = free_port()
+    run([RAY, "start", "--head", "--port=%d" % port, "--num-cpus=%d" % cpus, "--node-ip-address=127.0.0.1",
+         "--include-dashboard=false", "--dashboard-port=%d" % free_port(),
+         "--dashboard-agent-listen-port=%d" % free_port(), "--temp-dir=%s" % ray_dir, "--disable-usage-stats"], env=env)
+    return "127.0.0.1:%d" % port
+
+
+def add_node(address, ray_dir, env, cpus=1):
+    """A further node of the cluster at `address` on this machine."""
+    run([RAY, "start", "--address=%s" % address, "--num-cpus=%d" % cpus, "--node-ip-address=127.0.0.1",
+         "--dashboard-agent-listen-port=%d" % free_port(), "--temp-dir=%s" % ray_dir], env=env)
+
+
 def processes():
     out = {}
     for p in os.listdir("/proc"):
@@ -169,22 +196,11 @@ def main():
     batch = None
     try:
         # --- the cluster -------------------------------------------------------------------------
-        token = os.path.join(work, "auth_token")
-        with open(token, "w") as f:
-            f.write(secrets.token_hex(32))
-        os.chmod(token, 0o600)
-        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=token, RAY_USAGE_STATS_ENABLED="0")
-        env["PATH"] = VENV_BIN + os.pathsep + env.get("PATH", "")
-        port = free_port()
-        address = "127.0.0.1:%d" % port
+        env = ray_env(work)
         t0 = time.monotonic()
-        run([RAY, "start", "--head", "--port=%d" % port, "--num-cpus=1", "--node-ip-address=127.0.0.1",
-             "--include-dashboard=false", "--dashboard-port=%d" % free_port(),
-             "--dashboard-agent-listen-port=%d" % free_port(),
-             "--temp-dir=%s" % ray_dir, "--disable-usage-stats"], env=env)
+        address = start_head(ray_dir, env, cpus=1)
         head_raylets = {pid for pid, (_, cmd) in processes().items() if ray_dir in cmd and "/raylet/raylet " in cmd}
-        run([RAY, "start", "--address=%s" % address, "--num-cpus=1", "--node-ip-address=127.0.0.1",
-             "--dashboard-agent-listen-port=%d" % free_port(), "--temp-dir=%s" % ray_dir], env=env)
+        add_node(address, ray_dir, env)
         second = {pid for pid, (_, cmd) in processes().items()
                   if ray_dir in cmd and "/raylet/raylet " in cmd} - head_raylets
         if len(head_raylets) != 1 or len(second) != 1:

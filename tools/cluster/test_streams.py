@@ -16,7 +16,6 @@ stopped at the end, whatever happens.
 import glob
 import json
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -54,17 +53,8 @@ def main():
     ok = False
     proc = None
     try:
-        token = os.path.join(work, "auth_token")
-        with open(token, "w") as f:
-            f.write(secrets.token_hex(32))
-        env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=token, RAY_USAGE_STATS_ENABLED="0",
-                   PYTHONDONTWRITEBYTECODE="1")
-        port = tc.free_port()
-        address = "127.0.0.1:%d" % port
-        tc.run([tc.RAY, "start", "--head", "--port=%d" % port, "--num-cpus=2", "--node-ip-address=127.0.0.1",
-                "--include-dashboard=false", "--dashboard-port=%d" % tc.free_port(),
-                "--dashboard-agent-listen-port=%d" % tc.free_port(), "--temp-dir=%s" % ray_dir,
-                "--disable-usage-stats"], env=env)
+        env = tc.ray_env(work)
+        address = tc.start_head(ray_dir, env, cpus=2)
         out = os.path.join(work, "out")
         config = os.path.join(work, "streams.json")
         with open(config, "w") as f:
