@@ -42,6 +42,9 @@ public final class RunContext: Sendable {
     /// Whether a stop was requested (Ctrl-C, an error, a duration limit).
     public var isStopRequested: Bool { stopFlag.load(ordering: .relaxed) }
 
+    /// Whether an error has been recorded (``fail(_:node:)``).
+    public var hasFailed: Bool { failure.withLock { $0 != nil } }
+
     /// Records the first error of the run and stops it. Later errors are ignored.
     public func fail(_ error: any Error, node: String) {
         failure.withLock { f in

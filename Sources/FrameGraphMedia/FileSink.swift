@@ -160,6 +160,11 @@ public final class FileSink: SinkNode, @unchecked Sendable {
             try write(held, into: converter.finish())
             rateConverter = converter
         }
+        if writer == nil && images == nil && !context.hasFailed {
+            // Stopped (or ended) before the first frame reached this sink: there is nothing to play,
+            // so no file is made; the stats still say framesOut 0. (After an error, the error says why.)
+            context.warn("\(name): no frame reached the output; '\(path)' was not written")
+        }
         try writer?.finish()
         for note in writer?.laterNotes ?? [] { context.warn("\(name): \(note)") }
     }

@@ -126,7 +126,9 @@ class Supervisor:
             stats = read_stats(base + ".stats.json") if rc >= 0 else None
             lines = [l for l in err.decode("utf-8", "replace").splitlines() if l.strip()]
             run = {"segment": index, "exit": rc, "seconds": round(seconds, 2), "pid": self.proc.pid,
-                   "output": base + self.spec.get("ext", ".mp4") if stats else None,
+                   # A run stopped before its first frame has stats (framesOut 0) but no output file.
+                   "output": base + self.spec.get("ext", ".mp4")
+                   if stats and os.path.exists(base + self.spec.get("ext", ".mp4")) else None,
                    "stats": base + ".stats.json" if stats else None}
             stopped = self.stopping.is_set()
             ok = rc == 0 or (stopped and rc == 130)

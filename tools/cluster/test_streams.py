@@ -108,7 +108,10 @@ def main():
                 raise tc.Failed("stream %s: only %d segments" % (name, len(stats)))
             for p in sorted(glob.glob(os.path.join(out, name, name + "-*.stats.json"))):
                 video = p[:-len(".stats.json")] + ".mp4"
-                got, want = tc.frame_count(video), json.load(open(p))["framesOut"]
+                want = json.load(open(p))["framesOut"]
+                if want == 0 and not os.path.exists(video):
+                    continue  # stopped before its first frame (a segment just begun when the run ended)
+                got = tc.frame_count(video)
                 if got != want:
                     raise tc.Failed("%s has %d frames, its stats say %d" % (video, got, want))
             frames = sum(x["framesOut"] for x in stats)
