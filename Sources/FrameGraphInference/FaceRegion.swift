@@ -107,8 +107,10 @@ public struct RegionSampler {
     }
 
     /// Fills `size × size × 3` floats at `destination` (NHWC) from `frame`. Returns false unless
-    /// the frame is rgb24.
-    public func sample(_ region: FaceRegion, of frame: Frame, into destination: UnsafeMutablePointer<Float>) -> Bool {
+    /// the frame is rgb24. `vectorized: false` forces the scalar build of the kernel (the AVX2 one
+    /// must match it bit for bit).
+    public func sample(_ region: FaceRegion, of frame: Frame, into destination: UnsafeMutablePointer<Float>,
+                       vectorized: Bool = true) -> Bool {
         guard frame.format == .rgb24 else { return false }
         let c = cos(region.rotation), s = sin(region.rotation), step = region.side / Float(size)
         // Output pixel (col, row) reads the frame at the region's corner + col, row steps along the
@@ -116,9 +118,9 @@ public struct RegionSampler {
         let a0 = -0.5 * region.side
         let originX = region.centerX + c * a0 - s * a0, originY = region.centerY + s * a0 + c * a0
         withExtendedLifetime(frame) {
-            fg_sample_grid_rgb24(frame.base(plane: 0).assumingMemoryBound(to: UInt8.self), frame.planes[0].stride,
-                                 Int32(frame.width), Int32(frame.height), originX, originY, c * step, s * step, -s * step, c * step,
-                                 Int32(size), scale, offset, blackOutside ? 1 : 0, destination)
+            fg_sample_grid_rgb24_with(frame.base(plane: 0).assumingMemoryBound(to: UInt8.self), frame.planes[0].stride,
+                                      Int32(frame.width), Int32(frame.height), originX, originY, c * step, s * step, -s * step, c * step,
+                                      Int32(size), scale, offset, blackOutside ? 1 : 0, vectorized ? 1 : 0, destination)
         }
         return true
     }

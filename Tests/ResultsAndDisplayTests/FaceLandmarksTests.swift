@@ -56,6 +56,34 @@ import TestSupport
         for x in stride(from: 46, through: 146, by: 20) { #expect(at(x, 86) < 0.3 && at(x, 106) < 0.3) }
     }
 
+    @Test func theVectorSamplerMatchesTheScalarOneBitForBit() {
+        // Random frames (odd sizes, a padded stride) and regions turned, scaled and moved partly or
+        // wholly off the frame, with both border rules: the AVX2 build must equal the scalar build.
+        var rng = SplitMix64(seed: 7)
+        var compared = 0
+        for trial in 0..<40 {
+            let width = 1 + Int(rng.next() % 700), height = 1 + Int(rng.next() % 500)
+            let frame = Frame.make(.rgb24, width: width, height: height)
+            for y in 0..<height {
+                let row = frame.row(y)
+                for x in 0..<(3 * width) { row[x] = UInt8(truncatingIfNeeded: rng.next()) }
+            }
+            let region = FaceRegion(centerX: Float(rng.next() % 1000) - 150, centerY: Float(rng.next() % 800) - 150,
+                                    side: 2 + Float(rng.next() % 600), rotation: Float(rng.next() % 6283) / 1000 - 3.1415)
+            let size = [1, 7, 8, 63, 128, 192][trial % 6]
+            for black in [false, true] {
+                let sampler = RegionSampler(size: size, scale: 1 / 127.5, offset: -1, blackOutside: black)
+                var vector = [Float](repeating: .nan, count: size * size * 3), scalar = vector
+                _ = vector.withUnsafeMutableBufferPointer { sampler.sample(region, of: frame, into: $0.baseAddress!) }
+                _ = scalar.withUnsafeMutableBufferPointer { sampler.sample(region, of: frame, into: $0.baseAddress!, vectorized: false) }
+                let differing = zip(vector, scalar).filter { $0.0.bitPattern != $0.1.bitPattern }.count
+                #expect(differing == 0, "trial \(trial) \(width)×\(height) size \(size) black \(black): \(differing) values differ")
+                compared += vector.count
+            }
+        }
+        #expect(compared > 1_000_000)
+    }
+
     func landmarksNode(_ options: FaceLandmarksNode.Options = .init()) -> FaceLandmarksNode {
         let node = FaceLandmarksNode(name: "mesh", detectorModel: Self.models.appendingPathComponent("face_detection_short_range.tflite").path,
                                      landmarkModel: Self.models.appendingPathComponent("face_landmark.tflite").path, options: options)

@@ -64,5 +64,9 @@ void fg_float_to_bytes(const float *src, unsigned char *dst, int n);
 void fg_sample_grid_rgb24(const unsigned char *image, size_t stride, int width, int height,
                           float x0, float y0, float dxc, float dyc, float dxr, float dyr,
                           int size, float scale, float offset, int black_outside, float *out);
+/// The same, with `allow_simd` = 0 forcing the scalar build (tests compare the two bit for bit).
+void fg_sample_grid_rgb24_with(const unsigned char *image, size_t stride, int width, int height,
+                               float x0, float y0, float dxc, float dyc, float dxr, float dyr,
+                               int size, float scale, float offset, int black_outside, int allow_simd, float *out);
 
 #endif
