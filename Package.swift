@@ -12,7 +12,7 @@ let package = Package(
         // FrameGraphCamera, FrameGraphPipelines, ModelStore, NeuralGraph, XNNPACKRuntime).
         .library(name: "FrameGraph", targets: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                "NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport", "XNNPACKRuntime", "ModelStore",
-                                               "FrameGraphInference", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay"]),
+                                               "ModelDeployment", "FrameGraphInference", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay"]),
         .executable(name: "framegraph", targets: ["framegraph"]),
     ],
     targets: [
@@ -31,6 +31,12 @@ let package = Package(
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         // zlib: deflate entries of the zip archives behind TFLite models' metadata.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Model deployment: OpenSSL's libcrypto (AES-256-GCM archives, Ed25519-signed manifests, SHA-256)
+        // and libcurl (HTTPS downloads), called through CModelDeployment's typed wrappers.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CModelDeployment", dependencies: ["COpenSSL", "CCurl"],
+                linkerSettings: [.linkedLibrary("crypto"), .linkedLibrary("curl")]),
 
         // FrameGraph's own C kernels (Lab arithmetic), compiled for baseline x86-64 and AVX2+FMA,
         // chosen at run time.
@@ -61,9 +67,12 @@ let package = Package(
         .target(name: "FrameGraphDraw", dependencies: ["FrameGraph", "CFreeType"]),
         // The live preview window (SDL2): the display sink.
         .target(name: "FrameGraphDisplay", dependencies: ["FrameGraph", "CSDL2"]),
+        // Model deployment: archives (encrypted or not), signed collections with targeting rules, the
+        // machine's cache, downloads, key fetching; `collection:` and `.fgarchive` model references.
+        .target(name: "ModelDeployment", dependencies: ["ModelStore", "NeuralGraph", "MetalTensorImport", "CModelDeployment"]),
         // Network node (a model on its own worker), model input preparation, output decoders.
         .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "NeuralGraph", "ModelStore", "XNNPACKRuntime", "MetalTensorImport", "TFLiteImport", "ONNXImport",
-                                                          "CFrameGraphKernels"]),
+                                                          "CFrameGraphKernels", "ModelDeployment"]),
         // Pipeline description files: parser, node catalog, builder.
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "ModelStore", "FrameGraphCamera",
                                                               "FrameGraphDraw", "FrameGraphDisplay"]),
@@ -71,7 +80,8 @@ let package = Package(
         .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw"]),
         // The command-line tool.
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera",
-                                                             "XNNPACKRuntime", "NeuralGraph", "ModelStore", "FrameGraphMedia", "FrameGraphDisplay", "TFLiteImport"]),
+                                                             "XNNPACKRuntime", "NeuralGraph", "ModelStore", "FrameGraphMedia", "FrameGraphDisplay", "TFLiteImport",
+                                                             "ModelDeployment"]),
 
         // Small programs that use FrameGraph as a library (samples/README.md); the tests build and run them.
         .executableTarget(name: "sample-chain", dependencies: ["FrameGraph", "FrameGraphCamera", "FrameGraphFilters", "FrameGraphInference",

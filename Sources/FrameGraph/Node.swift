@@ -104,6 +104,13 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
     /// anything is opened: no output may name one of them. Default: none.
     open var filesRead: [String] { [] }
 
+    /// Where this node's model came from (a file, a deployed collection's entry and deployment, or
+    /// the fallback and why), for the stats' `modelSource`; nil for nodes without a model.
+    open var modelSource: String? { nil }
+
+    /// Times the node switched to a new model while running (`--hot-swap`).
+    open var modelSwaps: Int { 0 }
+
     /// Files this node writes, as given (for a pattern, the first file it would write). The runner
     /// refuses an output that is also an input or another node's output. Default: none.
     open var filesWritten: [String] { [] }

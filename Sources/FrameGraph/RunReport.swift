@@ -54,6 +54,10 @@ public struct NodeReport: Codable, Sendable {
     public var latency: LatencySummary
     /// Capture-to-output latency of new frames (sinks only).
     public var endToEnd: LatencySummary?
+    /// Network nodes: where the model came from (file, collection deployment, or fallback and why).
+    public var modelSource: String?
+    /// Network nodes run with `--hot-swap`: model switches during the run.
+    public var modelSwaps: Int?
 }
 
 /// What a run did, as printed at the end and written by `--stats` (schema in docs/CLI.md).
@@ -120,7 +124,8 @@ public struct RunReport: Codable, Sendable {
                                     droppedCorrupt: s.droppedCorrupt, nonFinite: s.nonFinite,
                                     droppedRate: s.droppedRate, duplicatedBusy: s.duplicatedBusy, queuedMax: s.queuedMax,
                                     latency: LatencySummary(s.latency),
-                                    endToEnd: isSink ? LatencySummary(s.endToEnd) : nil))
+                                    endToEnd: isSink ? LatencySummary(s.endToEnd) : nil,
+                                    modelSource: node.modelSource, modelSwaps: node.modelSource == nil ? nil : node.modelSwaps))
             if node.execution == .source {
                 framesIn += s.emitted
                 atSource += s.droppedAtSource

@@ -41,7 +41,8 @@ public final class ClassificationDecoder: OutputDecoder {
 
     /// Reads a labels file (at most 1 MiB, UTF-8, one label per line).
     public static func labels(path: String, format: LabelFormat) throws -> [String] {
-        let data = try FileCheck.read(path, what: "labels file", maxBytes: 1 << 20)
+        let data = MemoryModelFiles.isMemoryPath(path) ? try ModelFile.read(path, maxBytes: 1 << 20)  // beside a decrypted model
+            : try FileCheck.read(path, what: "labels file", maxBytes: 1 << 20)
         let text = String(decoding: data, as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { raw in
             let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)

@@ -94,7 +94,7 @@ public struct ClassifierInfo: Sendable, Equatable {
         }
         if info.labels.isEmpty {
             let beside = URL(fileURLWithPath: path).deletingPathExtension().appendingPathExtension("labels.txt").path
-            if FileManager.default.fileExists(atPath: beside) {
+            if ModelFile.exists(beside) {
                 info.labels = try ClassificationDecoder.labels(path: beside, format: .plain)
                 info.labelSource = beside
             }

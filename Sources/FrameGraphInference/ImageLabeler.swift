@@ -1,6 +1,7 @@
 import FFmpegSupport
 import Foundation
 import FrameGraph
+import ModelDeployment
 import ModelStore
 import NeuralGraph
 import XNNPACKRuntime
@@ -58,7 +59,8 @@ public final class ImageLabeler: @unchecked Sendable {
 
     public init(options: ImageLabelerOptions) throws {
         self.options = options
-        let path = try ModelLoader.resolve(options.localModel.path)
+        // A file, an archive (.fgarchive) or a hosted model (collection:NAME/ENTRY, from this machine's cache).
+        let path = try ModelReference.resolve(options.localModel.path, fallback: nil, roots: [], warn: { _ in }).path
         let graph = try ModelLoader.load(path: path)
         let info = try ClassifierInfo.read(modelAt: path, graph: graph)
         self.info = info
@@ -121,7 +123,8 @@ extension ImageLabelerOptions {
                                                    "whole (the frame stretched, ML Kit's) or centre (the largest centred square)")
         public static let softmax = ClassificationDecoder.OptionSpecs.softmax
         public static let threads = NetworkNode.OptionSpecs.threads
-        public static let all = [model.spec, threshold.spec, maxResults.spec, crop.spec, softmax.spec, threads.spec]
+        public static let fallback = NetworkNode.OptionSpecs.fallback
+        public static let all = [model.spec, threshold.spec, maxResults.spec, crop.spec, softmax.spec, threads.spec, fallback.spec]
     }
 }
 
@@ -130,8 +133,16 @@ extension NetworkNode {
     /// model's metadata and ML Kit's rules (see ``ImageLabelerOptions``). Reads the model's labels,
     /// normalisation and threshold now, so a damaged model fails before the first frame.
     public static func labeler(name: String, model: String, roots: [String], threshold: Float?, maxResults: Int, centreCrop: Bool,
-                               softmax: Bool?, threads: Int, warn: (String) -> Void) throws -> NetworkNode {
-        let path = try ModelLoader.resolve(model, roots: roots)
+                               softmax: Bool?, threads: Int, fallback: String? = nil, warn: @escaping @Sendable (String) -> Void) throws -> NetworkNode {
+        let resolved: ModelReference.Resolved
+        do {
+            resolved = try ModelReference.resolve(model, fallback: fallback, roots: roots, warn: warn)
+        } catch let error as ModelError {
+            throw NetworkNodeError(node: name, error: error)
+        } catch let error as DeploymentError {
+            throw GraphError.invalidOption(node: name, option: "model", reason: error.description)
+        }
+        let path = resolved.path
         let info: ClassifierInfo
         do { info = try ClassifierInfo.read(modelAt: path) } catch let error as ModelError {
             throw NetworkNodeError(node: name, error: error)
@@ -141,9 +152,16 @@ extension NetworkNode {
                  + "\(URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent).labels.txt): results carry class indices only")
         }
         let decoder = info.decoder(threshold: threshold, maxResults: maxResults, softmax: softmax)
-        let node = NetworkNode(name: name, model: path, decoder: decoder,
-                               options: .init(threads: threads, normalization: info.normalization, fit: centreCrop ? .centreCrop : .stretch))
+        let node = NetworkNode(name: name, model: ModelReference.isCollection(model) ? model : path, decoder: decoder,
+                               options: .init(threads: threads, normalization: info.normalization, fit: centreCrop ? .centreCrop : .stretch,
+                                              fallback: fallback))
         node.modelSearchRoots = roots
+        node.resolvedModel = resolved
+        node.warn = warn
+        node.decoderForModel = { newPath in
+            let info = try ClassifierInfo.read(modelAt: newPath)
+            return info.decoder(threshold: threshold, maxResults: maxResults, softmax: softmax)
+        }
         return node
     }
 }

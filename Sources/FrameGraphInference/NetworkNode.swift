@@ -1,7 +1,9 @@
 import FFmpegSupport
 import Foundation
 import FrameGraph
+import Synchronization
 import MetalTensorImport
+import ModelDeployment
 import ModelStore
 import NeuralGraph
 import XNNPACKRuntime
@@ -34,14 +36,19 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         public var precision: MetalTensorImporter.Precision = .float32
         /// MetalTensor models: the weight blob (default: NAME.bin beside the plist).
         public var weights: String?
+        /// The model used when a `collection:` model cannot be had (offline, failed verification, no
+        /// key): said once in the log and in the stats' `modelSource`.
+        public var fallback: String?
         public init(threads: Int = OptionSpecs.threads.defaultValue, normalization: InputNormalization? = nil, input: ModelInput.Content = .rgb,
-                    fit: ModelInput.Fit = .stretch, precision: MetalTensorImporter.Precision = .float32, weights: String? = nil) {
+                    fit: ModelInput.Fit = .stretch, precision: MetalTensorImporter.Precision = .float32, weights: String? = nil,
+                    fallback: String? = nil) {
             self.threads = threads
             self.normalization = normalization
             self.input = input
             self.fit = fit
             self.precision = precision
             self.weights = weights
+            self.fallback = fallback
         }
     }
 
@@ -51,11 +58,27 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     public let options: Options
     /// Bounds the model must fit (file size, memory budget). Default: ``ModelLimits/standard``.
     public var modelLimits: ModelLimits = .standard
-    public let decoder: any OutputDecoder
+    /// Turns the network's outputs into the node's output (replaced with the model by a hot swap).
+    public private(set) var decoder: any OutputDecoder
     private var predictor: Predictor?
     private var input: ModelInput?
     /// Seconds spent importing and compiling the model.
     public private(set) var loadSeconds = 0.0
+    /// Where the model came from (set when it loads, or before by a labeler that read its metadata).
+    public internal(set) var resolvedModel: ModelReference.Resolved?
+    /// Warnings while loading (a fallback used); default: a line on standard error.
+    public var warn: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("framegraph: warning: \($0)\n".utf8)) }
+    /// For a labeler: the decoder a swapped-in model needs (its own labels and calibration).
+    var decoderForModel: (@Sendable (String) throws -> any OutputDecoder)?
+    private let pendingSwap = Mutex<PendingSwap?>(nil)
+    private let swaps = Atomic<Int>(0)
+
+    /// A model loaded and compiled off the worker, waiting for the next frame boundary.
+    private struct PendingSwap: @unchecked Sendable {
+        var predictor: Predictor
+        var decoder: any OutputDecoder
+        var resolved: ModelReference.Resolved
+    }
 
     public init(name: String = "network", model: String, decoder: any OutputDecoder, options: Options = Options()) {
         modelReference = model
@@ -64,11 +87,53 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         super.init(name: name)
     }
 
+    override public var modelSource: String? { resolvedModel?.source }
+    override public var modelSwaps: Int { swaps.load(ordering: .relaxed) }
+
+    /// Whether this node's model is the collection entry `collection`/`entry` (hot swaps go to it).
+    public func uses(collection: String, entry: String) -> Bool {
+        guard ModelReference.isCollection(modelReference), let parsed = try? ModelReference.parse(modelReference) else { return false }
+        return parsed.collection == collection && parsed.entry == entry
+    }
+
+    /// Loads and compiles `resolved` now (on the caller's thread, while the worker goes on with the
+    /// old model) and hands it to the worker, which switches to it before its next frame: the old
+    /// predictor finishes its frame, no tick is skipped. The new model must take the same input and
+    /// give outputs of the same shapes.
+    public func stageSwap(to resolved: ModelReference.Resolved) throws {
+        guard let current = predictor else { throw GraphError.nodeFailed(node: name, reason: "not started") }
+        let p = try Self.loadPredictor(resolved.path, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name,
+                                       metalTensor: .init(precision: options.precision, weights: options.weights))
+        let shapes = { (p: Predictor) in ((0..<p.inputCount).map { p.inputInfo($0).shape }, (0..<p.outputCount).map { p.outputInfo($0).shape }) }
+        let (oldIn, oldOut) = shapes(current), (newIn, newOut) = shapes(p)
+        guard oldIn == newIn, oldOut == newOut else {
+            throw GraphError.mismatch(node: name, port: "the new model", field: "input/output shapes", expected: "\(oldIn) → \(oldOut)",
+                                      got: "\(newIn) → \(newOut)")
+        }
+        let newDecoder = try decoderForModel?(resolved.path) ?? decoder
+        pendingSwap.withLock { $0 = PendingSwap(predictor: p, decoder: newDecoder, resolved: resolved) }
+    }
+
+    /// On the worker, between frames: takes a staged model.
+    private func takePendingSwap(context: RunContext, sequence: Int) {
+        guard let swap = pendingSwap.withLock({ s -> PendingSwap? in defer { s = nil }; return s }) else { return }
+        let old = resolvedModel
+        predictor = swap.predictor
+        decoder = swap.decoder
+        resolvedModel = swap.resolved
+        swaps.wrappingAdd(1, ordering: .relaxed)
+        context.tracer?.instant("\(name): model swapped to \(swap.resolved.source)", lane: Lane(id: 900, name: "\(name) model"),
+                                at: context.clock.now(), sequence: sequence)
+        context.warn("node '\(name)': switched to \(swap.resolved.source) before frame \(sequence)")
+        if let folder = old?.memoryFolder { MemoryModelFiles.remove(folder: folder) }
+    }
+
     override public var kind: String { "network" }
     override public var outputKind: StreamKind { decoder.emits }
     override public var execution: Execution { .worker }
     override public var filesRead: [String] {
-        (try? ModelLoader.resolve(modelReference, roots: modelSearchRoots)).map { [$0] } ?? []
+        if ModelReference.isCollection(modelReference) { return options.fallback.flatMap { try? ModelLoader.resolve($0, roots: modelSearchRoots) }.map { [$0] } ?? [] }
+        return (try? ModelLoader.resolve(modelReference, roots: modelSearchRoots)).map { [$0] } ?? []
     }
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
@@ -85,8 +150,9 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
                                       expected: "1 (Lab lightness)", got: "\(info.shape[3])")
         }
         let fallback: InputNormalization = options.input == .lightness ? .lightness : .unit
-        let normalization = options.normalization ?? InputNormalization.mediaPipe(forModelNamed: modelReference) ?? fallback
-        let isMetalTensor = modelReference.hasSuffix(".plist")
+        let loadedPath = resolvedModel?.path ?? modelReference
+        let normalization = options.normalization ?? InputNormalization.mediaPipe(forModelNamed: loadedPath) ?? fallback
+        let isMetalTensor = loadedPath.hasSuffix(".plist")
         input = ModelInput(width: info.shape[2], height: info.shape[1], channels: info.shape[3], content: options.input,
                            normalization: normalization, fit: isMetalTensor && options.fit == .stretch ? .pixelCentres : options.fit)
         let outputs = (0..<predictor.outputCount).map { (predictor.outputInfo($0).name, predictor.outputInfo($0).shape) }
@@ -96,7 +162,16 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     private func loadPredictor() throws -> Predictor {
         if let predictor { return predictor }
         let start = Date()
-        let p = try Self.loadPredictor(modelReference, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name,
+        let resolved: ModelReference.Resolved
+        do {
+            resolved = try resolvedModel ?? ModelReference.resolve(modelReference, fallback: options.fallback, roots: modelSearchRoots, warn: warn)
+        } catch let error as ModelError {
+            throw NetworkNodeError(node: name, error: error)
+        } catch let error as DeploymentError {
+            throw GraphError.invalidOption(node: name, option: "model", reason: error.description)
+        }
+        resolvedModel = resolved
+        let p = try Self.loadPredictor(resolved.path, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name,
                                        metalTensor: .init(precision: options.precision, weights: options.weights))
         predictor = p
         loadSeconds = Date().timeIntervalSince(start)
@@ -135,6 +210,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     }
 
     override public func process(_ frame: Frame, prepared: (any Sendable)?, context: RunContext) throws -> Frame? {
+        takePendingSwap(context: context, sequence: frame.sequence)
         guard let predictor else { throw GraphError.nodeFailed(node: name, reason: "not started") }
         guard let staged = prepared as? PreparedInput else { return try process(frame, context: context) }
         let target = predictor.input(0)
@@ -143,6 +219,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     }
 
     override public func process(_ frame: Frame, context: RunContext) throws -> Frame? {
+        takePendingSwap(context: context, sequence: frame.sequence)
         guard let predictor, let input else { throw GraphError.nodeFailed(node: name, reason: "not started") }
         try input.fill(predictor.input(0), from: frame)
         return try predictAndDecode(predictor, for: frame)
@@ -191,6 +268,9 @@ extension NetworkNode {
         /// MetalTensor models: the arithmetic emulated.
         public static let precision = NodeOption<MetalTensorImporter.Precision>.choice("precision", default: .float32,
                                                                                       "MetalTensor models (.plist): fp32, or fp16 storage as on an iPhone")
+        /// The bundled model used when a `collection:` model cannot be had.
+        public static let fallback = NodeOption<String?>.text("fallback", required: false,
+                                                              "model used when a collection:NAME/ENTRY model cannot be had (offline, not verified, no key)")
         /// MetalTensor models: the weight blob.
         public static let weights = NodeOption<String?>.text("weights", required: false, "MetalTensor models (.plist): the .bin weights (default: beside the plist)")
         /// A colorizer's input normalisation, value = L × scale + offset (default L/50 − 1).

@@ -59,7 +59,8 @@ extension NodeCatalog {
                  options: [NetworkNode.OptionSpecs.segmentModel.spec, NetworkNode.OptionSpecs.threads.spec,
                            SegmentationDecoder.smoothingOption.spec, NetworkNode.OptionSpecs.scale.spec,
                            NetworkNode.OptionSpecs.offset.spec, SegmentationDecoder.lowOption.spec, SegmentationDecoder.highOption.spec,
-                           NetworkNode.OptionSpecs.precision.spec, NetworkNode.OptionSpecs.weights.spec]) { name, o in
+                           NetworkNode.OptionSpecs.precision.spec, NetworkNode.OptionSpecs.weights.spec,
+                           NetworkNode.OptionSpecs.fallback.spec]) { name, o in
             typealias S = NetworkNode.OptionSpecs
             let normalization = try o.inputNormalization()
             let node = NetworkNode(name: name, model: try o.required(S.segmentModel),
@@ -68,7 +69,7 @@ extension NodeCatalog {
                                                                 high: Float(try o.value(SegmentationDecoder.highOption))),
                                    options: .init(threads: try o.value(S.threads), normalization: normalization,
                                                   precision: try o.value(S.precision),
-                                                  weights: try o.value(S.weights)))
+                                                  weights: try o.value(S.weights), fallback: try o.value(S.fallback)))
             node.modelSearchRoots = [o.projectFolder]
             return node
         },
@@ -126,7 +127,7 @@ extension NodeCatalog {
             return try NetworkNode.labeler(name: name, model: try o.value(S.model), roots: [o.projectFolder],
                                            threshold: try o.value(S.threshold).map(Float.init), maxResults: try o.value(S.maxResults),
                                            centreCrop: try o.value(S.crop) != "whole", softmax: ["on": true, "off": false][try o.value(S.softmax)],
-                                           threads: try o.value(S.threads),
+                                           threads: try o.value(S.threads), fallback: try o.value(S.fallback),
                                            warn: { FileHandle.standardError.write(Data("framegraph: warning: \($0)\n".utf8)) })
         },
         NodeType(name: "classify", role: .filter,
@@ -135,7 +136,8 @@ extension NodeCatalog {
                            ClassificationDecoder.OptionSpecs.labelFormat.spec, ClassificationDecoder.OptionSpecs.top.spec,
                            ClassificationDecoder.OptionSpecs.minScore.spec, ClassificationDecoder.OptionSpecs.softmax.spec,
                            NetworkNode.OptionSpecs.threads.spec, NetworkNode.OptionSpecs.scale.spec, NetworkNode.OptionSpecs.offset.spec,
-                           NetworkNode.OptionSpecs.precision.spec, NetworkNode.OptionSpecs.weights.spec]) { name, o in
+                           NetworkNode.OptionSpecs.precision.spec, NetworkNode.OptionSpecs.weights.spec,
+                           NetworkNode.OptionSpecs.fallback.spec]) { name, o in
             typealias S = NetworkNode.OptionSpecs
             typealias C = ClassificationDecoder.OptionSpecs
             let normalization = try o.inputNormalization()
@@ -151,7 +153,8 @@ extension NodeCatalog {
                                                 softmax: ["on": true, "off": false][try o.value(C.softmax)])
             let node = NetworkNode(name: name, model: try o.required(C.model), decoder: decoder,
                                    options: .init(threads: try o.value(S.threads), normalization: normalization,
-                                                  precision: try o.value(S.precision), weights: try o.value(S.weights)))
+                                                  precision: try o.value(S.precision), weights: try o.value(S.weights),
+                                                  fallback: try o.value(S.fallback)))
             node.modelSearchRoots = [o.projectFolder]
             return node
         },

@@ -55,7 +55,7 @@ public enum MetalTensorImporter {
         func optional(_ given: String?, _ fallback: String) throws(ModelError) -> (bytes: [UInt8]?, name: String) {
             let file = given ?? fallback
             let fileName = (file as NSString).lastPathComponent
-            if given == nil && !FileManager.default.fileExists(atPath: file) { return (nil, fileName) }
+            if given == nil && !ModelFile.exists(file) { return (nil, fileName) }
             return ([UInt8](try ModelFile.read(file, maxBytes: limits.maxFileBytes)), fileName)
         }
         let mapFile = try optional(options.map, beside.map)
@@ -66,7 +66,7 @@ public enum MetalTensorImporter {
             // Secondary images and separate weight files: plain names (or paths) relative to the plist.
             guard !resource.isEmpty else { return nil }
             let file = resource.hasPrefix("/") ? resource : (folder.isEmpty ? resource : folder + "/" + resource)
-            guard FileManager.default.fileExists(atPath: file) else { return nil }
+            guard ModelFile.exists(file) else { return nil }
             return [UInt8](try ModelFile.read(file, maxBytes: limits.maxFileBytes))
         }
         try graph.checkResources(limits, file: name)

@@ -18,7 +18,7 @@ public enum ModelLoader {
     /// and below each of `roots` (the CLI passes the project folder of the pipeline file, so a
     /// pipeline runs from any working directory).
     public static func resolve(_ reference: String, roots: [String] = []) throws -> String {
-        if FileManager.default.fileExists(atPath: reference) { return reference }
+        if ModelFile.exists(reference) { return reference }
         if reference.contains("/") || extensions.contains(where: { reference.hasSuffix("." + $0) }) {
             // A relative path is also tried below each root (a pipeline's project folder).
             var searched = [reference]

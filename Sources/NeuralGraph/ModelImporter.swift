@@ -30,8 +30,24 @@ extension ModelImporter {
 
 /// Reading a model file: a regular file of bounded size (checked before reading, so a FIFO does not
 /// block and a huge sparse file is not read), with errors in plain words.
+/// In-memory files (``MemoryModelFiles``, decrypted models) are read the same way.
 public enum ModelFile {
+    /// Whether a model file (on disk or in memory) exists at `path`.
+    public static func exists(_ path: String) -> Bool {
+        if MemoryModelFiles.isMemoryPath(path) { return MemoryModelFiles.data(at: path) != nil }
+        return FileManager.default.fileExists(atPath: path)
+    }
+
     public static func read(_ path: String, maxBytes: Int64) throws(ModelError) -> Data {
+        if MemoryModelFiles.isMemoryPath(path) {
+            guard let data = MemoryModelFiles.data(at: path) else {
+                throw ModelError.malformed(file: path, reason: "no such file (in memory)", offset: nil)
+            }
+            guard Int64(data.count) <= maxBytes else {
+                throw ModelError.malformed(file: path, reason: "the file is \(data.count) bytes, over the limit of \(maxBytes) bytes", offset: nil)
+            }
+            return data
+        }
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw ModelError.malformed(file: path, reason: errno == ENOENT ? "no such file" : String(cString: strerror(errno)), offset: nil)

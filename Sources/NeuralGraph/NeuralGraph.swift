@@ -85,6 +85,9 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
     case inputMismatch(input: String, expected: String, got: String)
     /// The runtime (XNNPACK) refused the graph.
     case runtime(operation: String, reason: String)
+    /// An encrypted model's team key could not be fetched from the key service (offline, refused,
+    /// no key service configured); distinct from a damaged model.
+    case keyFetch(keyID: String, reason: String)
 
     public var description: String {
         switch self {
@@ -102,6 +105,8 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
             return "input '\(input)': expected \(expected), got \(got)"
         case .runtime(let operation, let reason):
             return "\(operation): \(reason)"
+        case .keyFetch(let keyID, let reason):
+            return "team key '\(keyID)': could not fetch it from the key service: \(reason)"
         }
     }
 }

@@ -114,13 +114,7 @@ public struct TFLiteMetadata: Sendable, Equatable {
     }
 
     private static func load(_ path: String) throws -> [UInt8] {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path), let size = attributes[.size] as? Int else {
-            throw ModelError.malformed(file: path, reason: "cannot read the file", offset: 0)
-        }
-        guard size <= maxFileBytes, let data = FileManager.default.contents(atPath: path) else {
-            throw ModelError.malformed(file: path, reason: "larger than \(maxFileBytes) bytes or unreadable", offset: 0)
-        }
-        return [UInt8](data)
+        [UInt8](try ModelFile.read(path, maxBytes: Int64(maxFileBytes)))
     }
 
     /// Parses a model's bytes (no metadata: nil).

@@ -48,9 +48,18 @@ struct FrameGraphCLI {
         case "devices":
             let arguments = try Arguments(words, valued: DevicesCommand.valued, switches: DevicesCommand.switches)
             return DevicesCommand(arguments: arguments).execute()
+        case "model" where words.count > 1 && ["key", "archive"].contains(words[1]):
+            let arguments = try Arguments(DeployCommand.normalise(words), valued: DeployCommand.valued, switches: DeployCommand.switches)
+            return try DeployCommand(arguments: arguments).executeModel()
         case "model":
             let arguments = try Arguments(words, valued: ModelCommand.valued, switches: ModelCommand.switches)
             return try ModelCommand(arguments: arguments).execute()
+        case "deploy":
+            let arguments = try Arguments(DeployCommand.normalise(words), valued: DeployCommand.valued, switches: DeployCommand.switches)
+            return try DeployCommand(arguments: arguments).executeDeploy()
+        case "models":
+            let arguments = try Arguments(words, valued: ModelsCommand.valued, switches: ModelsCommand.switches)
+            return try ModelsCommand(arguments: arguments).execute()
         case "label":
             let arguments = try Arguments(words, valued: LabelCommand.valued, switches: LabelCommand.switches)
             return try LabelCommand(arguments: arguments).execute()
@@ -58,7 +67,7 @@ struct FrameGraphCLI {
             let arguments = try Arguments(words, valued: RunCommand.valued, switches: RunCommand.switches)
             return try RunCommand(arguments: arguments, checkOnly: command == "check").execute()
         default:
-            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes, probe, devices, model, label; see framegraph --help)")
+            throw Arguments.UsageError(description: "unknown command '\(command)' (commands: run, check, nodes, probe, devices, model, label, deploy, models; see framegraph --help)")
         }
     }
 }

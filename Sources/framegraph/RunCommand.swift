@@ -5,13 +5,14 @@ import FrameGraphDisplay
 import FrameGraphMedia
 import FrameGraphInference
 import FrameGraphPipelines
+import ModelDeployment
 
 /// `framegraph run` and `framegraph check`: load the pipeline, apply the command line, validate, run.
 struct RunCommand {
     static let valued: Set<String> = ["input", "output", "mode", "fps", "policy", "stats", "trace", "set", "duration", "model-budget",
                                       "latency", "max-latency", "audio", "results",
-                                      "camera", "camera-size", "camera-fps", "camera-format"]
-    static let switches: Set<String> = ["loop", "quiet", "reconnect", "preview"]
+                                      "camera", "camera-size", "camera-fps", "camera-format", "machine-config", "update-interval"]
+    static let switches: Set<String> = ["loop", "quiet", "reconnect", "preview", "hot-swap"]
 
     let arguments: Arguments
     let checkOnly: Bool
@@ -38,6 +39,9 @@ struct RunCommand {
         options.duration = try arguments.number("duration", in: RunCommand.durationRange)
         options.latency = try presentationDelay()
 
+        // Hosted models (`collection:NAME/ENTRY`) come through this machine's config.
+        if let config = arguments.value("machine-config") { ModelReference.machineConfigPath = config }
+        let updateInterval = try arguments.number("update-interval", in: 1...86_400)
         var document = try Pipeline.parseFile(path: path)
         let camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
                                        format: arguments.value("camera-format"), reconnect: arguments.has("reconnect"))
@@ -102,6 +106,17 @@ struct RunCommand {
                 FileHandle.standardError.write(Data("\r\u{1B}[K\(report.progressLine())".utf8))
             }
         }
+        // Collections are checked for a newer deployment once the models have loaded (validation).
+        let networkNodes = pipeline.nodes.compactMap { $0.node as? NetworkNode }
+        let updates = ModelUpdateChecker(nodes: networkNodes, interval: updateInterval, hotSwap: arguments.has("hot-swap"),
+                                         warn: { line in FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8)) })
+        if networkNodes.contains(where: { ModelReference.isCollection($0.modelReference) }) {
+            try runner.validate()
+            updates.start()
+        } else if arguments.has("hot-swap") || updateInterval != nil {
+            throw Arguments.UsageError(description: "--hot-swap and --update-interval apply to pipelines whose models come from a collection (model=collection:NAME/ENTRY)")
+        }
+        defer { updates.stop() }
         let report = try runner.run(progress: progress)
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         if let statsPath { writeStats(report, to: statsPath) }

@@ -1,0 +1,49 @@
+import Foundation
+import NeuralGraph
+
+/// Team keys on this machine (`CACHE/keystore.json`, mode 0600): fetched once from the key service
+/// (HTTPS, the machine's bearer token), then used without the network.
+public struct KeyStore: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    struct File: Codable { var format = "framegraph-keystore-1"; var keys: [String: String] }
+
+    /// The stored key with this id, nil when there is none.
+    public func key(id: String) -> TeamKey? {
+        guard let data = try? JSONFile.read(path, maxBytes: 1 << 20),
+              let file = try? JSONDecoder().decode(File.self, from: data),
+              let hex = file.keys[id], let bytes = Hex.decode(hex) else { return nil }
+        return try? TeamKey(id: id, key: bytes)
+    }
+
+    /// Adds a key (the file stays 0600).
+    public func store(_ key: TeamKey) throws {
+        var file = (try? JSONFile.read(path, maxBytes: 1 << 20)).flatMap { try? JSONDecoder().decode(File.self, from: $0) } ?? File(keys: [:])
+        file.keys[key.id] = Hex.encode(key.key)
+        try JSONFile.writeAtomically(try JSONFile.encode(file), to: path, mode: 0o600)
+    }
+
+    /// The key `id`: from the store, else fetched from the key service and stored. A failure to
+    /// fetch is `ModelError.keyFetch`.
+    public func key(id: String, config: MachineConfig, client: HTTPClient) throws -> TeamKey {
+        if let k = key(id: id) { return k }
+        guard let service = config.keyService else {
+            throw ModelError.keyFetch(keyID: id, reason: "the machine config has no keyService")
+        }
+        let data: Data
+        do {
+            data = try client.fetch(service.url + id, maxBytes: 4096, bearer: service.token)
+        } catch let DeploymentError.download(url, reason) {
+            throw ModelError.keyFetch(keyID: id, reason: "\(url): \(reason)")
+        }
+        let key: TeamKey
+        do { key = try TeamKey(data: data, name: "the key service's answer") } catch {
+            throw ModelError.keyFetch(keyID: id, reason: "the key service's answer is not a team key (\(error))")
+        }
+        guard key.id == id else { throw ModelError.keyFetch(keyID: id, reason: "the key service sent key '\(key.id)'") }
+        try store(key)
+        return key
+    }
+}

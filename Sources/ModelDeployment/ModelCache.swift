@@ -1,0 +1,134 @@
+import Foundation
+
+/// The machine's model cache: content-addressed archives, each collection's accepted manifest and
+/// active deployment, the key store, and a lock that lets several processes share it.
+///
+/// ```
+/// CACHE/.lock                               flock: exclusive to change, shared to read
+/// CACHE/archives/SHA256.fgarchive           verified archives (encrypted ones stay encrypted)
+/// CACHE/archives/.SHA256.partial            a download in progress (resumed after a cut)
+/// CACHE/collections/NAME/index.json(.sig)   the newest manifest accepted (signature checked)
+/// CACHE/collections/NAME/active.json        the deployment runs use: switched only when all its
+///                                           archives are present and verified
+/// CACHE/keystore.json                       team keys fetched from the key service (mode 0600)
+/// ```
+/// Default location `$FRAMEGRAPH_MODEL_CACHE`, else `$XDG_CACHE_HOME/framegraph/models`, else
+/// `~/.cache/framegraph/models`.
+public struct ModelCache: Sendable {
+    public let root: String
+
+    public init(root: String) { self.root = root }
+
+    public static func defaultLocation() -> String {
+        let env = ProcessInfo.processInfo.environment
+        if let path = env["FRAMEGRAPH_MODEL_CACHE"], !path.isEmpty { return path }
+        let base = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
+        return base + "/framegraph/models"
+    }
+
+    public var archivesFolder: String { root + "/archives" }
+    public func archivePath(sha256: String) -> String { "\(archivesFolder)/\(sha256).\(ModelArchive.fileExtension)" }
+    func partialPath(sha256: String) -> String { "\(archivesFolder)/.\(sha256).partial" }
+    public func collectionFolder(_ name: String) -> String { root + "/collections/" + name }
+    public var keystorePath: String { root + "/keystore.json" }
+
+    /// Makes the folders (the cache itself 0700: it holds the key store).
+    public func prepare() throws {
+        for folder in [root, archivesFolder, root + "/collections"] {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                        attributes: folder == root ? [.posixPermissions: 0o700] : nil)
+            } catch {
+                throw DeploymentError.invalidFile(path: folder, reason: "cannot make the model cache folder: \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// Runs `body` holding the cache's lock (`exclusive` to change it, shared to read it).
+    public func withLock<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
+        try prepare()
+        let fd = open(root + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw DeploymentError.invalidFile(path: root + "/.lock", reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+            guard errno == EINTR else { throw DeploymentError.invalidFile(path: root + "/.lock", reason: String(cString: strerror(errno))) }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    // MARK: Collections
+
+    /// What runs use for a collection.
+    public struct ActiveDeployment: Codable, Sendable, Equatable {
+        public var collection: String
+        public var sequence: Int
+        public var deployment: String
+        /// Why this deployment (`rule 1 (device-class kiosk)`, `the default deployment`).
+        public var reason: String
+        public var entries: [String: CollectionManifest.Entry]
+        public var activated: String
+    }
+
+    /// The active deployment of `collection`, nil when none was ever completed.
+    public func active(_ collection: String) throws -> ActiveDeployment? {
+        let path = collectionFolder(collection) + "/active.json"
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try JSONFile.decode(ActiveDeployment.self, from: try JSONFile.read(path, maxBytes: CollectionManifest.maxBytes), name: path)
+    }
+
+    /// The manifest accepted last for `collection` (its sequence bounds what the server may offer).
+    public func acceptedManifest(_ collection: String) -> CollectionManifest? {
+        let path = collectionFolder(collection) + "/index.json"
+        guard let data = try? JSONFile.read(path, maxBytes: CollectionManifest.maxBytes) else { return nil }
+        return try? CollectionManifest.parse(data, name: path)
+    }
+
+    /// Collections with a folder in the cache.
+    public func collections() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: root + "/collections")) ?? []).filter { ArchiveManifest.isSafeName($0) }.sorted()
+    }
+
+    func saveManifest(_ data: Data, signature: Data, collection: String) throws {
+        let folder = collectionFolder(collection)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try JSONFile.writeAtomically(signature, to: folder + "/index.json.sig")
+        try JSONFile.writeAtomically(data, to: folder + "/index.json")
+    }
+
+    func activate(_ active: ActiveDeployment) throws {
+        let folder = collectionFolder(active.collection)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try JSONFile.writeAtomically(try JSONFile.encode(active), to: folder + "/active.json")
+    }
+
+    /// Whether an archive with this digest is in the cache.
+    public func hasArchive(sha256: String) -> Bool { FileManager.default.fileExists(atPath: archivePath(sha256: sha256)) }
+
+    /// Removes archives (and stale partial downloads) no collection's active deployment uses; returns how many.
+    @discardableResult
+    func prune(keeping extra: Set<String> = []) -> Int {
+        var used = extra
+        for c in collections() {
+            if let a = try? active(c) { used.formUnion(a.entries.values.map(\.sha256)) }
+        }
+        var removed = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: archivesFolder)) ?? [] {
+            let sha = name.hasPrefix(".") ? String(name.dropFirst().prefix(64)) : String(name.prefix(64))
+            if !used.contains(sha) {
+                unlink(archivesFolder + "/" + name)
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    /// Deletes every archive, manifest and partial download; the key store too when `keys`.
+    public func clear(keys: Bool) throws {
+        try withLock(exclusive: true) {
+            try? FileManager.default.removeItem(atPath: archivesFolder)
+            try? FileManager.default.removeItem(atPath: root + "/collections")
+            if keys { unlink(keystorePath) }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import FrameGraph
+import FrameGraphInference
+import ModelDeployment
+
+/// During `framegraph run`: checks the collections the pipeline's network nodes use, at the start
+/// and every `--update-interval` seconds. A newer deployment is downloaded in the background (when
+/// the machine's download conditions allow) and, as Core ML does, used from the next launch; with
+/// `--hot-swap` the nodes switch to it at a frame boundary.
+final class ModelUpdateChecker: @unchecked Sendable {
+    private let nodes: [NetworkNode]
+    private let interval: Double?
+    private let hotSwap: Bool
+    private let warn: @Sendable (String) -> Void
+    private let stopped = NSCondition()
+    private var isStopped = false
+    private var thread: Thread?
+
+    init(nodes: [NetworkNode], interval: Double?, hotSwap: Bool, warn: @escaping @Sendable (String) -> Void) {
+        self.nodes = nodes.filter { ModelReference.isCollection($0.modelReference) }
+        self.interval = interval
+        self.hotSwap = hotSwap
+        self.warn = warn
+    }
+
+    /// The collection entries in use.
+    private var entries: [(collection: String, entry: String)] {
+        nodes.compactMap { try? ModelReference.parse($0.modelReference) }
+    }
+
+    func start() {
+        guard !nodes.isEmpty else { return }
+        let t = Thread { [self] in run() }
+        t.name = "model updates"
+        thread = t
+        t.start()
+    }
+
+    func stop() {
+        stopped.lock()
+        isStopped = true
+        stopped.broadcast()
+        stopped.unlock()
+    }
+
+    private func run() {
+        guard let config = try? ModelReference.machineConfig() else { return }
+        let conditions = ModelDownloadConditions(config: config)
+        let collections = Array(Set(entries.map(\.collection))).sorted()
+        var announced: Set<String> = []
+        while true {
+            for collection in collections where !isStoppedNow() {
+                check(collection, config: config, conditions: conditions, announced: &announced)
+            }
+            guard let interval else { return }
+            stopped.lock()
+            let deadline = Date().addingTimeInterval(interval)
+            while !isStopped && Date() < deadline { _ = stopped.wait(until: deadline) }
+            let end = isStopped
+            stopped.unlock()
+            if end { return }
+        }
+    }
+
+    private func isStoppedNow() -> Bool {
+        stopped.lock()
+        defer { stopped.unlock() }
+        return isStopped
+    }
+
+    private func check(_ collection: String, config: MachineConfig, conditions: ModelDownloadConditions, announced: inout Set<String>) {
+        let updater = CollectionUpdater(config: config)
+        if !conditions.allowsBackgroundDownloading || (!conditions.allowsMeteredNetwork && NetworkMonitor.isMetered(config: config)) {
+            if let (m, _, _) = try? updater.fetchManifest(collection), let active = try? updater.cache.active(collection), m.sequence > active.sequence,
+               announced.insert("\(collection)#\(m.sequence)").inserted {
+                warn("collection \(collection): sequence \(m.sequence) is published; the download conditions do not allow a background download (run `framegraph models pull \(collection)`)")
+            }
+            return
+        }
+        do {
+            let outcome = try updater.update(collection)
+            guard outcome.changed else { return }
+            let a = outcome.active
+            if !hotSwap {
+                warn("collection \(collection): deployment \(a.deployment) (sequence \(a.sequence)) downloaded; it is used from the next launch (or now with --hot-swap)")
+                return
+            }
+            for node in nodes {
+                for (c, entry) in entries where c == collection && node.uses(collection: c, entry: entry) {
+                    do {
+                        let resolved = try ModelReference.resolveCollection(collection, entry: entry)
+                        try node.stageSwap(to: resolved)
+                    } catch {
+                        warn("node '\(node.name)': could not switch to deployment \(a.deployment) of \(collection): \(FrameGraph.describe(error)); it keeps its model")
+                    }
+                }
+            }
+        } catch {
+            if announced.insert("error:\(collection):\(error)").inserted {
+                warn("collection \(collection): update check failed: \(FrameGraph.describe(error)); the pipeline keeps its model")
+            }
+        }
+    }
+}
