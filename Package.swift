@@ -126,6 +126,7 @@ let package = Package(
         .testTarget(name: "MetalTensorTests", dependencies: ["MetalTensorImport", "NeuralGraph", "XNNPACKRuntime", "FrameGraphInference", "FrameGraph",
                                                            "FrameGraphMedia", "FrameGraphFilters", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
+        .testTarget(name: "ModelDeploymentTests", dependencies: ["ModelDeployment", "ModelStore", "NeuralGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,6 +7,7 @@ packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libswresample
           stress-ng                      # tools/test-under-load.sh keeps a core busy with it
           libfreetype-dev fonts-dejavu-core libsdl2-dev   # annotate (text) and display (preview window)
           zlib1g-dev                     # deflate entries of the files packed behind TFLite metadata
+          libssl-dev libcurl4-openssl-dev openssl nginx-light curl  # model deployment: AES-GCM/Ed25519, downloads; the tests' HTTPS server
           xvfb xdotool x11-apps x11-utils)  # the preview-window tests: a virtual X server, key presses, screenshots (xwd, xwininfo)
 missing=()
 for p in "${packages[@]}"; do

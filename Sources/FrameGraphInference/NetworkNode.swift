@@ -71,6 +71,8 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     /// For a labeler: the decoder a swapped-in model needs (its own labels and calibration).
     var decoderForModel: (@Sendable (String) throws -> any OutputDecoder)?
     private let pendingSwap = Mutex<PendingSwap?>(nil)
+    /// What arrives at the node (a swapped-in model's decoder is negotiated with it).
+    private var negotiatedInput: FrameDescription?
     private let swaps = Atomic<Int>(0)
 
     /// A model loaded and compiled off the worker, waiting for the next frame boundary.
@@ -110,7 +112,13 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
             throw GraphError.mismatch(node: name, port: "the new model", field: "input/output shapes", expected: "\(oldIn) → \(oldOut)",
                                       got: "\(newIn) → \(newOut)")
         }
-        let newDecoder = try decoderForModel?(resolved.path) ?? decoder
+        let newDecoder: any OutputDecoder
+        if let make = decoderForModel, let frame = negotiatedInput {
+            newDecoder = try make(resolved.path)
+            _ = try newDecoder.negotiate(outputs: (0..<p.outputCount).map { (p.outputInfo($0).name, p.outputInfo($0).shape) }, input: frame, node: name)
+        } else {
+            newDecoder = decoder
+        }
         pendingSwap.withLock { $0 = PendingSwap(predictor: p, decoder: newDecoder, resolved: resolved) }
     }
 
@@ -139,6 +147,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let frame = inputs.first else { return nil }
         try requireEightBit(frame)
+        negotiatedInput = frame
         let predictor = try loadPredictor()
         let info = predictor.inputInfo(0)
         guard info.shape.count == 4, info.shape[0] == 1, info.shape[3] == 3 || info.shape[3] == 1 else {

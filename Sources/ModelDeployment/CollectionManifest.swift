@@ -41,6 +41,15 @@ public struct CollectionManifest: Codable, Sendable, Equatable {
         /// The team key it is encrypted with, nil when it is not.
         public var keyID: String?
         enum CodingKeys: String, CodingKey { case archive, sha256, size, version, modelFormat, keyID = "keyId" }
+
+        public init(archive: String, sha256: String, size: Int, version: String, modelFormat: String, keyID: String?) {
+            self.archive = archive
+            self.sha256 = sha256
+            self.size = size
+            self.version = version
+            self.modelFormat = modelFormat
+            self.keyID = keyID
+        }
     }
 
     /// A targeting rule: every condition given must hold for the machine.

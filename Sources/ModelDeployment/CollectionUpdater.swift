@@ -32,7 +32,10 @@ public struct CollectionUpdater: Sendable {
         guard ArchiveManifest.isSafeName(collection) else { throw DeploymentError.usage("'\(collection.prefix(60))' is not a collection name") }
         let base = config.server + "collections/" + collection + "/"
         let data = try client.fetch(base + "index.json", maxBytes: CollectionManifest.maxBytes)
-        let signature = try client.fetch(base + "index.json.sig", maxBytes: 4096)
+        let signature: Data
+        do { signature = try client.fetch(base + "index.json.sig", maxBytes: 4096) } catch DeploymentError.download(_, let reason) where reason.hasPrefix("HTTP 404") {
+            throw DeploymentError.badSignature(collection: collection, reason: "the manifest is not signed (no index.json.sig on the server)")
+        }
         try ManifestSignature.verify(manifest: data, signature: signature, trustedKey: config.publisherKey, collection: collection)
         let manifest = try CollectionManifest.parse(data, name: "collection '\(collection)' (index.json from \(config.server))")
         guard manifest.collection == collection else {

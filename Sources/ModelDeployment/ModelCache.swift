@@ -6,7 +6,8 @@ import Foundation
 /// ```
 /// CACHE/.lock                               flock: exclusive to change, shared to read
 /// CACHE/archives/SHA256.fgarchive           verified archives (encrypted ones stay encrypted)
-/// CACHE/archives/.SHA256.partial            a download in progress (resumed after a cut)
+/// CACHE/partial/SHA256.partial              a download in progress (resumed after a cut; never loaded,
+///                                           never in archives/ until its SHA-256 is checked)
 /// CACHE/collections/NAME/index.json(.sig)   the newest manifest accepted (signature checked)
 /// CACHE/collections/NAME/active.json        the deployment runs use: switched only when all its
 ///                                           archives are present and verified
@@ -28,13 +29,14 @@ public struct ModelCache: Sendable {
 
     public var archivesFolder: String { root + "/archives" }
     public func archivePath(sha256: String) -> String { "\(archivesFolder)/\(sha256).\(ModelArchive.fileExtension)" }
-    func partialPath(sha256: String) -> String { "\(archivesFolder)/.\(sha256).partial" }
+    public var partialFolder: String { root + "/partial" }
+    func partialPath(sha256: String) -> String { "\(partialFolder)/\(sha256).partial" }
     public func collectionFolder(_ name: String) -> String { root + "/collections/" + name }
     public var keystorePath: String { root + "/keystore.json" }
 
     /// Makes the folders (the cache itself 0700: it holds the key store).
     public func prepare() throws {
-        for folder in [root, archivesFolder, root + "/collections"] {
+        for folder in [root, archivesFolder, partialFolder, root + "/collections"] {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                         attributes: folder == root ? [.posixPermissions: 0o700] : nil)
@@ -105,7 +107,8 @@ public struct ModelCache: Sendable {
     /// Whether an archive with this digest is in the cache.
     public func hasArchive(sha256: String) -> Bool { FileManager.default.fileExists(atPath: archivePath(sha256: sha256)) }
 
-    /// Removes archives (and stale partial downloads) no collection's active deployment uses; returns how many.
+    /// Removes archives and partial downloads that no collection's active deployment uses (a partial
+    /// download of the deployment being fetched is kept in `extra` by the caller); returns how many.
     @discardableResult
     func prune(keeping extra: Set<String> = []) -> Int {
         var used = extra
@@ -113,10 +116,9 @@ public struct ModelCache: Sendable {
             if let a = try? active(c) { used.formUnion(a.entries.values.map(\.sha256)) }
         }
         var removed = 0
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: archivesFolder)) ?? [] {
-            let sha = name.hasPrefix(".") ? String(name.dropFirst().prefix(64)) : String(name.prefix(64))
-            if !used.contains(sha) {
-                unlink(archivesFolder + "/" + name)
+        for folder in [archivesFolder, partialFolder] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !used.contains(String(name.prefix(64))) {
+                unlink(folder + "/" + name)
                 removed += 1
             }
         }
@@ -127,6 +129,7 @@ public struct ModelCache: Sendable {
     public func clear(keys: Bool) throws {
         try withLock(exclusive: true) {
             try? FileManager.default.removeItem(atPath: archivesFolder)
+            try? FileManager.default.removeItem(atPath: partialFolder)
             try? FileManager.default.removeItem(atPath: root + "/collections")
             if keys { unlink(keystorePath) }
         }

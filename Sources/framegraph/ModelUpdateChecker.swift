@@ -36,14 +36,34 @@ final class ModelUpdateChecker: @unchecked Sendable {
         t.start()
     }
 
-    func stop() {
+    private var finished = false
+
+    /// Ends the checks; a download in progress is finished first (at most `wait` seconds), so that
+    /// the next launch finds the deployment complete.
+    func stop(wait: Double = 120) {
         stopped.lock()
         isStopped = true
         stopped.broadcast()
+        let deadline = Date().addingTimeInterval(wait)
+        let quietUntil = Date().addingTimeInterval(0.5)
+        var said = false
+        while thread != nil && !finished && Date() < deadline {
+            if !said && Date() >= quietUntil {
+                said = true
+                warn("finishing the model download in progress (the next launch uses it)")
+            }
+            _ = stopped.wait(until: min(deadline, Date().addingTimeInterval(0.5)))
+        }
         stopped.unlock()
     }
 
     private func run() {
+        defer {
+            stopped.lock()
+            finished = true
+            stopped.broadcast()
+            stopped.unlock()
+        }
         guard let config = try? ModelReference.machineConfig() else { return }
         let conditions = ModelDownloadConditions(config: config)
         let collections = Array(Set(entries.map(\.collection))).sorted()
