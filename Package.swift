@@ -108,6 +108,7 @@ let package = Package(
         .executableTarget(name: "fuzz-metadata", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-metadata"),
         .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
         .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),
+        .executableTarget(name: "fuzz-deployment", dependencies: ["FuzzSupport", "ModelDeployment"], path: "tools/fuzz/targets/fuzz-deployment"),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
         .target(name: "TestSupport", dependencies: ["FrameGraph", "FFmpegSupport"], path: "Tests/TestSupport"),
@@ -126,7 +127,7 @@ let package = Package(
         .testTarget(name: "MetalTensorTests", dependencies: ["MetalTensorImport", "NeuralGraph", "XNNPACKRuntime", "FrameGraphInference", "FrameGraph",
                                                            "FrameGraphMedia", "FrameGraphFilters", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
-        .testTarget(name: "ModelDeploymentTests", dependencies: ["ModelDeployment", "ModelStore", "NeuralGraph", "TestSupport"]),
+        .testTarget(name: "ModelDeploymentTests", dependencies: ["ModelDeployment", "ModelStore", "NeuralGraph", "FrameGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

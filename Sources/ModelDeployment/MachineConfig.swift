@@ -72,7 +72,13 @@ public struct MachineConfig: Codable, Sendable, Equatable {
 
     /// Reads and checks a config file.
     public static func load(path: String) throws -> MachineConfig {
-        var c = try JSONFile.decode(MachineConfig.self, from: try JSONFile.read(path, maxBytes: 64 << 10), name: path)
+        try parse(try JSONFile.read(path, maxBytes: 64 << 10), path: path)
+    }
+
+    /// Parses and checks a config's bytes; `path` names it in errors and anchors relative paths.
+    public static func parse(_ data: Data, path: String) throws -> MachineConfig {
+        guard data.count <= 64 << 10 else { throw DeploymentError.invalidFile(path: path, reason: "over 64 KiB") }
+        var c = try JSONFile.decode(MachineConfig.self, from: data, name: path)
         func bad(_ reason: String) -> DeploymentError { .invalidFile(path: path, reason: reason) }
         guard c.format == formatName else { throw bad("field 'format' is '\(c.format.prefix(40))', expected '\(formatName)'") }
         guard c.server.hasPrefix("https://") || c.server.hasPrefix("http://") else { throw bad("field 'server' must be an http:// or https:// URL") }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one of FrameGraph's libFuzzer targets with AddressSanitizer and runs it.
 #
-#   tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif SECONDS [libFuzzer options…]
+#   tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif|deployment SECONDS [libFuzzer options…]
 #
 # tflite:   TFLite flatbuffers → import → resource checks → compile → one prediction
 # onnx:     ONNX protobuf → the same
@@ -10,6 +10,7 @@
 # metadata: a TFLite file's metadata buffer and the zip of associated files behind it
 # metaltensor: MetalTensor's plist (XML, binary), weight map and PNG readers, and whole small models
 # exif:     a JPEG's marker segments and the EXIF orientation in its APP1 segment
+# deployment: model archives (.fgarchive), collection manifests and signatures, team keys, machine configs
 #
 # The corpus lives in .build-fuzz/corpus/TARGET (seeded from the real models and pipeline files, so
 # runs build on each other); crashes go to .build-fuzz/artifacts/TARGET/. A crash replays without
@@ -20,8 +21,8 @@ cd "$(dirname "$0")/../.."
 target=${1:-}
 seconds=${2:-60}
 case "$target" in
-  tflite|onnx|pipeline|results|metadata|metaltensor|exif) ;;
-  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif SECONDS [libFuzzer options…]" >&2; exit 2 ;;
+  tflite|onnx|pipeline|results|metadata|metaltensor|exif|deployment) ;;
+  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif|deployment SECONDS [libFuzzer options…]" >&2; exit 2 ;;
 esac
 shift 2 || shift $#
 product="fuzz-$target"
@@ -95,6 +96,26 @@ for o in range(1, 9):
 PY
     cp -n ../shared/data/bsds500/val/101085.jpg "$corpus"/ 2>/dev/null || true
     extra=(-max_len=8192) ;;
+  deployment)
+    # Seeds (first byte = reader): a clear and an encrypted archive of a small model (the target's
+    # fixed key), a signed collection manifest and its signature, a team key, a machine config.
+    .build/release/framegraph --version >/dev/null 2>&1 || swift build -c release --product framegraph 2>&1 | tail -n 1
+    seeds=$(mktemp -d)
+    printf '{"format":"framegraph-team-key-1","id":"0123456789abcdef","key":"%s"}' \
+      "$(printf '07%.0s' $(seq 32))" > "$seeds/team.fgkey"
+    .build/release/framegraph model archive models/cache/face_detection_short_range.tflite -o "$seeds/clear.fgarchive" >/dev/null
+    .build/release/framegraph model archive models/cache/face_detection_short_range.tflite --encrypt "$seeds/team.fgkey" \
+      -o "$seeds/encrypted.fgarchive" >/dev/null
+    .build/release/framegraph deploy key new -o "$seeds/publisher.fgsign" >/dev/null
+    .build/release/framegraph deploy collection "$seeds/tree" Fuzz --sign "$seeds/publisher.fgsign" >/dev/null
+    .build/release/framegraph deploy deployment "$seeds/tree" Fuzz one Model="$seeds/clear.fgarchive" --sign "$seeds/publisher.fgsign" >/dev/null
+    .build/release/framegraph deploy rule "$seeds/tree" Fuzz one --device-class kiosk --feature avx2 --sign "$seeds/publisher.fgsign" >/dev/null
+    for pair in "0:clear.fgarchive" "0:encrypted.fgarchive" "1:tree/collections/Fuzz/index.json" "2:tree/collections/Fuzz/index.json.sig" "3:team.fgkey"; do
+      { printf "\\x$(printf %02x "${pair%%:*}")"; cat "$seeds/${pair#*:}"; } > "$corpus/seed-$(basename "${pair#*:}")-${pair%%:*}"
+    done
+    { printf '\x04'; printf '{"format":"framegraph-machine-1","server":"https://m.example/deploy/","publisherKey":"%s","deviceClass":"kiosk","caFile":"ca.pem","keyService":{"url":"https://m.example/keys/","token":"t"},"attempts":3}' "$(printf 'ab%.0s' $(seq 32))"; } > "$corpus/seed-machine.json"
+    rm -rf "$seeds"
+    extra=(-max_len=300000) ;;
   results)
     cp -n tools/fuzz/results-seed.jsonl "$corpus"/ 2>/dev/null || true
     extra=(-max_len=8192 -dict=tools/fuzz/results.dict) ;;

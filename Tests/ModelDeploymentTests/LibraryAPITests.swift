@@ -1,0 +1,116 @@
+import Foundation
+import FrameGraph
+import ModelDeployment
+import ModelStore
+import NeuralGraph
+import Testing
+import TestSupport
+
+/// The library's deployment API as a program uses it, against the nginx test server: ML Kit's
+/// ModelManager (download with conditions, progress and events as a stream and to observers,
+/// isModelDownloaded) and Core ML's ModelCollection (beginAccessing, entries, load).
+@Suite(.serialized) struct LibraryAPITests {
+    struct Setup {
+        var work: URL
+        var server: DeployServer
+        var config: MachineConfig
+        var publisher: PublisherKey
+        var tree: DeployTree
+    }
+
+    /// A collection "Shapes" (a segmenter and an encrypted face detector) on a fresh server.
+    func setUp(_ name: String) throws -> Setup {
+        let work = TestEnvironment.scratch(name)
+        let models = TestEnvironment.root.appendingPathComponent("models/cache").path
+        let publisher = try PublisherKey.generate(), team = try TeamKey.generate()
+        let keys = work.appendingPathComponent("keys").path
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        try team.write(to: keys + "/" + team.id)
+        let segmenter = work.appendingPathComponent("segmenter.fgarchive").path, detector = work.appendingPathComponent("detector.fgarchive").path
+        try ModelArchive.create(modelPath: models + "/selfie_segmentation.tflite", name: "Segmenter", version: "1", key: nil, output: segmenter)
+        try ModelArchive.create(modelPath: models + "/face_detection_short_range.tflite", name: "Detector", version: "1", key: team, output: detector)
+        let tree = DeployTree(root: work.appendingPathComponent("tree").path)
+        try tree.createCollection("Shapes", key: publisher)
+        try tree.addDeployment(collection: "Shapes", name: "one", archives: ["Segmenter": segmenter, "Detector": detector], key: publisher, makeDefault: true)
+        let server = try DeployServer(tree: tree.root, keys: keys)
+        var config = MachineConfig(server: server.https, publisherKey: publisher.publicKeyHex, caFile: server.ca,
+                                   keyService: .init(url: server.https + "keys/", token: DeployServer.token),
+                                   cacheDir: work.appendingPathComponent("cache").path)
+        config.meteredNetwork = false
+        return Setup(work: work, server: server, config: config, publisher: publisher, tree: tree)
+    }
+
+    @Test func theModelManagerDownloadsWithProgressAndEvents() async throws {
+        let s = try setUp("deploy-api-manager")
+        defer { s.server.stop() }
+        let manager = ModelManager(configuration: s.config)
+        let model = RemoteModel(collection: "Shapes", entry: "Segmenter")
+        #expect(!manager.isModelDownloaded(model))
+        let observed = Protected<[ModelDownloadEvent]>([])
+        let token = manager.addObserver { event in observed.withLock { $0.append(event) } }
+        var events: [ModelDownloadEvent] = []
+        for await event in manager.download(model, conditions: ModelDownloadConditions()) { events.append(event) }
+        manager.removeObserver(token)
+        #expect(events.last == .downloadDidSucceed(model, deployment: "one", sequence: 2), "\(events.suffix(2))")
+        let progress = events.compactMap { e -> HTTPClient.Progress? in if case .progress(_, _, let p) = e { return p } else { return nil } }
+        #expect(!progress.isEmpty && progress.allSatisfy { $0.total != nil && $0.bytes <= $0.total! })
+        #expect(progress.contains { $0.bytes == $0.total })
+        #expect(observed.withLock { $0 } == events, "observers hear every event of the stream")
+        #expect(manager.isModelDownloaded(model) && manager.isModelDownloaded(RemoteModel(collection: "Shapes", entry: "Detector")))
+        #expect(!manager.isModelDownloaded(RemoteModel(collection: "Shapes", entry: "Nothing")))
+
+        // Conditions: a metered network (as the config says, with no NetworkManager to ask) and a
+        // background download that is not allowed both fail with conditionsNotMet, downloading nothing.
+        var metered = s.config
+        metered.meteredNetwork = true
+        metered.cacheDir = s.work.appendingPathComponent("cache-metered").path
+        var failures: [ModelDownloadEvent] = []
+        for await e in ModelManager(configuration: metered).download(model, conditions: ModelDownloadConditions(allowsMeteredNetwork: false)) {
+            failures.append(e)
+        }
+        for await e in ModelManager(configuration: metered).download(model, conditions: ModelDownloadConditions(allowsMeteredNetwork: true,
+                                                                                                             allowsBackgroundDownloading: false),
+                                                                    background: true) {
+            failures.append(e)
+        }
+        if NetworkMonitor.isMetered(config: metered) {
+            #expect(failures.count == 2 && failures.allSatisfy { if case .downloadDidFail(_, .conditionsNotMet) = $0 { return true } else { return false } },
+                    "\(failures)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: metered.cacheDir! + "/collections/Shapes/active.json"))
+        // A collection the server does not have: the failure event names it.
+        var missing: [ModelDownloadEvent] = []
+        for await e in manager.download(RemoteModel(collection: "Nope", entry: "X"), conditions: .init()) { missing.append(e) }
+        guard case .downloadDidFail(_, let error) = missing.last else { Issue.record("\(missing)"); return }
+        #expect(error.description.contains("collections/Nope/index.json") && error.description.contains("404"), "\(error)")
+    }
+
+    @Test func aCollectionIsAccessedAsCoreMLDoes() async throws {
+        let s = try setUp("deploy-api-collection")
+        defer { s.server.stop() }
+        // First access: downloaded; entries give local archives, loaded (the encrypted one in memory).
+        let shapes = try await ModelCollection.beginAccessing(identifier: "Shapes", configuration: s.config, checkForUpdates: false)
+        #expect(shapes.deploymentID == "one" && shapes.sequence == 2 && Set(shapes.entries.keys) == ["Segmenter", "Detector"])
+        let detector = try #require(shapes.entries["Detector"])
+        #expect(detector.isEncrypted && FileManager.default.fileExists(atPath: detector.modelURL.path))
+        let path = try detector.load()
+        #expect(path.hasPrefix("memory:") && path.hasSuffix("/face_detection_short_range.tflite"))
+        let graph = try ModelLoader.load(path: path)
+        #expect(graph.tensors[graph.inputs[0]].shape == [1, 128, 128, 3])
+        // A new deployment: the next access still gets the cached one, and fetches the new one for
+        // the access after (used at the next launch).
+        let segmenter2 = s.work.appendingPathComponent("segmenter-2.fgarchive").path
+        try ModelArchive.create(modelPath: TestEnvironment.root.appendingPathComponent("models/cache/selfie_segmentation_landscape.tflite").path,
+                                name: "Segmenter", version: "2", key: nil, output: segmenter2)
+        try s.tree.addDeployment(collection: "Shapes", name: "two", archives: ["Segmenter": segmenter2], key: s.publisher, makeDefault: true)
+        let again = try await ModelCollection.beginAccessing(identifier: "Shapes", configuration: s.config, checkForUpdates: false)
+        #expect(again.deploymentID == "one")
+        let outcome = try CollectionUpdater(config: s.config).update("Shapes")
+        #expect(outcome.changed && outcome.previous?.deployment == "one" && outcome.active.deployment == "two")
+        let next = try await ModelCollection.beginAccessing(identifier: "Shapes", configuration: s.config, checkForUpdates: false)
+        #expect(next.deploymentID == "two" && next.entries["Segmenter"]?.version == "2" && next.entries["Detector"] == nil)
+        // The first deployment's archives were pruned; only the active one's remain.
+        let archives = try FileManager.default.contentsOfDirectory(atPath: s.config.cachePath + "/archives")
+        #expect(archives.count == 1, "\(archives)")
+    }
+}
