@@ -73,11 +73,10 @@ public struct CollectionUpdater: Sendable {
     private func fetchArchive(_ e: CollectionManifest.Entry, entry: String, progress: @escaping @Sendable (String, HTTPClient.Progress) -> Void) throws -> Int64 {
         let partial = cache.partialPath(sha256: e.sha256)
         let before = Int64(JSONFile.size(of: partial) ?? 0)
-        try client.download(config.server + e.archive, to: partial, expectedSize: Int64(e.size)) { progress(entry, $0) }
-        guard let digest = Crypto.sha256(fileAt: partial), digest == e.sha256 else {
-            let got = Crypto.sha256(fileAt: partial) ?? "unreadable"
+        let digest = try client.download(config.server + e.archive, to: partial, expectedSize: Int64(e.size)) { progress(entry, $0) }
+        guard digest == e.sha256 else {
             unlink(partial)
-            throw DeploymentError.digestMismatch(what: "\(config.server)\(e.archive) (entry \(entry))", expected: e.sha256, got: got)
+            throw DeploymentError.digestMismatch(what: "\(config.server)\(e.archive) (entry \(entry))", expected: e.sha256, got: digest)
         }
         do { _ = try ModelArchive.manifest(path: partial) } catch {
             unlink(partial)

@@ -40,15 +40,24 @@ public struct HTTPClient: Sendable {
     }
 
     /// Downloads `url` into `partialPath` (appending to what an earlier cut attempt left there, with
-    /// a Range request) until it holds `expectedSize` bytes. Never more than `expectedSize`.
-    public func download(_ url: String, to partialPath: String, expectedSize: Int64, progress: @escaping (Progress) -> Void) throws {
+    /// a Range request) until it holds `expectedSize` bytes. Never more than `expectedSize`. Returns
+    /// the SHA-256 of the file, hashed as the bytes arrive (bytes resumed from are read back once).
+    @discardableResult
+    public func download(_ url: String, to partialPath: String, expectedSize: Int64, progress: @escaping (Progress) -> Void) throws -> String {
         let start = Date()
         var lastFailure: DeploymentError?
         for attempt in 0..<max(1, attempts) {
             if attempt > 0 { Thread.sleep(forTimeInterval: backoff * pow(2, Double(attempt - 1))) }
             var have = Int64(JSONFile.size(of: partialPath) ?? 0)
             if have > expectedSize { unlink(partialPath); have = 0 }
-            if have == expectedSize { return }
+            let hasher = SHA256Stream()
+            if have > 0 {
+                guard Self.hash(fileAt: partialPath, into: hasher) == have else {
+                    unlink(partialPath)
+                    continue
+                }
+            }
+            if have == expectedSize { return hasher.finish() ?? "" }
             let fd = open(partialPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw DeploymentError.download(url: url, reason: "cannot write \(partialPath): \(String(cString: strerror(errno)))") }
             var written = have, writeFailed = false
@@ -64,7 +73,12 @@ public struct HTTPClient: Sendable {
                         }
                         return true
                     }
-                    if ok { written += Int64(chunk.count) } else { writeFailed = true }
+                    if ok {
+                        written += Int64(chunk.count)
+                        hasher.update(chunk)
+                    } else {
+                        writeFailed = true
+                    }
                     return ok
                 } progress: { received, _ in
                     let seconds = max(1e-3, Date().timeIntervalSince(start))
@@ -74,7 +88,7 @@ public struct HTTPClient: Sendable {
                                       secondsLeft: rate > 0 ? Double(expectedSize - bytes) / rate : nil))
                 }
                 close(fd)
-                if written == expectedSize { return }
+                if written == expectedSize { return hasher.finish() ?? "" }
                 lastFailure = .download(url: url, reason: "the server sent \(written) of \(expectedSize) bytes")
             } catch let error as DeploymentError {
                 close(fd)
@@ -87,6 +101,18 @@ public struct HTTPClient: Sendable {
             }
         }
         throw lastFailure ?? .download(url: url, reason: "failed")
+    }
+
+    /// Feeds a file's bytes to `hasher`; returns how many.
+    private static func hash(fileAt path: String, into hasher: SHA256Stream) -> Int64 {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return -1 }
+        defer { try? handle.close() }
+        var count: Int64 = 0
+        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(chunk)
+            count += Int64(chunk.count)
+        }
+        return count
     }
 
     /// One request with retries (or one attempt); `body` gets each chunk (false aborts).

@@ -19,7 +19,7 @@ import TestSupport
     }
 
     /// A collection "Shapes" (a segmenter and an encrypted face detector) on a fresh server.
-    func setUp(_ name: String) throws -> Setup {
+    func setUp(_ name: String, cutAfter: Int? = nil) throws -> Setup {
         let work = TestEnvironment.scratch(name)
         let models = TestEnvironment.root.appendingPathComponent("models/cache").path
         let publisher = try PublisherKey.generate(), team = try TeamKey.generate()
@@ -32,7 +32,7 @@ import TestSupport
         let tree = DeployTree(root: work.appendingPathComponent("tree").path)
         try tree.createCollection("Shapes", key: publisher)
         try tree.addDeployment(collection: "Shapes", name: "one", archives: ["Segmenter": segmenter, "Detector": detector], key: publisher, makeDefault: true)
-        let server = try DeployServer(tree: tree.root, keys: keys)
+        let server = try DeployServer(tree: tree.root, keys: keys, cutAfter: cutAfter)
         var config = MachineConfig(server: server.https, publisherKey: publisher.publicKeyHex, caFile: server.ca,
                                    keyService: .init(url: server.https + "keys/", token: DeployServer.token),
                                    cacheDir: work.appendingPathComponent("cache").path)
@@ -112,5 +112,36 @@ import TestSupport
         // The first deployment's archives were pruned; only the active one's remain.
         let archives = try FileManager.default.contentsOfDirectory(atPath: s.config.cachePath + "/archives")
         #expect(archives.count == 1, "\(archives)")
+    }
+
+    @Test func aCutDownloadResumesWhereItStopped() throws {
+        // nginx's /cut/ location cuts every response after 64 KiB; a range request gets the next
+        // 64 KiB. With enough attempts the ~230 KB archive arrives whole, resumed each time.
+        let s = try setUp("deploy-api-resume", cutAfter: 65536)
+        defer { s.server.stop() }
+        let manifest = try s.tree.manifest("Shapes", key: s.publisher)
+        let entry = try #require(manifest.deployments["one"]?.entries["Detector"])
+        let partial = s.work.appendingPathComponent("detector.partial").path
+        let client = HTTPClient(caFile: s.config.caPath, timeout: 5, attempts: 12, backoff: 0.01)
+        let progress = Protected<[Int64]>([])
+        let digest = try client.download(s.config.server + "cut/" + entry.archive, to: partial, expectedSize: Int64(entry.size)) { p in
+            progress.withLock { $0.append(p.bytes) }
+        }
+        #expect(digest == entry.sha256)
+        #expect(Crypto.sha256(fileAt: partial) == entry.sha256)
+        let log = try String(contentsOfFile: s.server.work + "/access.log", encoding: .utf8)
+        let ranged = log.split(separator: "\n").filter { $0.contains("/cut/") && $0.contains(" 206 ") }
+        #expect(ranged.count >= 3, "resumed with range requests (206): \(log.suffix(800))")
+        // The same with too few attempts: a clear error, and the partial file kept for the next try.
+        let short = HTTPClient(caFile: s.config.caPath, timeout: 5, attempts: 1, backoff: 0.01)
+        let partial2 = s.work.appendingPathComponent("detector2.partial").path
+        do {
+            try short.download(s.config.server + "cut/" + entry.archive, to: partial2, expectedSize: Int64(entry.size)) { _ in }
+            Issue.record("a cut download with one attempt succeeded")
+        } catch let error as DeploymentError {
+            #expect(error.description.contains("downloading") && error.description.contains("cut/archives"), "\(error)")
+        }
+        let kept = try FileManager.default.attributesOfItem(atPath: partial2)[.size] as? NSNumber
+        #expect((kept?.intValue ?? 0) > 0 && (kept?.intValue ?? 0) < entry.size)
     }
 }
