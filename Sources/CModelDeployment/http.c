@@ -16,11 +16,22 @@ typedef struct {
     long long received;
     long long max_bytes;
     int over_limit;
+    CURL *curl;
+    int resuming;
+    long long discarded;
 } transfer;
 
 static size_t on_body(char *data, size_t size, size_t count, void *opaque) {
     transfer *t = opaque;
     size_t n = size * count;
+    // Only the body of a 200 (or of the 206 that answers a resumed request) is the file: an error
+    // page (404, 500, a redirect) is read and dropped, never handed on as data (at most 64 KiB of it).
+    long status = 0;
+    curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (!(status == 200 || (status == 206 && t->resuming))) {
+        t->discarded += (long long)n;
+        return t->discarded > 65536 ? 0 : n;
+    }
     if (t->max_bytes >= 0 && t->received + (long long)n > t->max_bytes) {
         t->over_limit = 1;
         return 0;  // aborts: CURLE_WRITE_ERROR
@@ -46,7 +57,7 @@ int fg_http_get(const fg_http_request *request, fg_http_write_fn write, fg_http_
         snprintf(result->message, sizeof result->message, "libcurl could not start");
         return -1;
     }
-    transfer t = {write, progress, user, 0, request->max_bytes, 0};
+    transfer t = {write, progress, user, 0, request->max_bytes, 0, curl, request->resume_from > 0, 0};
     struct curl_slist *headers = NULL;
     char authorization[1024];
     if (request->bearer_token) {

@@ -56,7 +56,7 @@ public struct NodeReport: Codable, Sendable {
     public var endToEnd: LatencySummary?
     /// Network nodes: where the model came from (file, collection deployment, or fallback and why).
     public var modelSource: String?
-    /// Network nodes run with `--hot-swap`: model switches during the run.
+    /// Network nodes: model switches during the run (`--hot-swap`; 0 without it).
     public var modelSwaps: Int?
 }
 

@@ -160,7 +160,7 @@ extension NetworkNode {
         node.warn = warn
         node.decoderForModel = { newPath in
             let info = try ClassifierInfo.read(modelAt: newPath)
-            return info.decoder(threshold: threshold, maxResults: maxResults, softmax: softmax)
+            return (info.decoder(threshold: threshold, maxResults: maxResults, softmax: softmax), info.normalization)
         }
         return node
     }

@@ -68,8 +68,9 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     public internal(set) var resolvedModel: ModelReference.Resolved?
     /// Warnings while loading (a fallback used); default: a line on standard error.
     public var warn: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("framegraph: warning: \($0)\n".utf8)) }
-    /// For a labeler: the decoder a swapped-in model needs (its own labels and calibration).
-    var decoderForModel: (@Sendable (String) throws -> any OutputDecoder)?
+    /// For a labeler: the decoder a swapped-in model needs (its own labels and calibration) and the
+    /// input normalisation its metadata asks for.
+    var decoderForModel: (@Sendable (String) throws -> (decoder: any OutputDecoder, normalization: InputNormalization?))?
     private let pendingSwap = Mutex<PendingSwap?>(nil)
     /// What arrives at the node (a swapped-in model's decoder is negotiated with it).
     private var negotiatedInput: FrameDescription?
@@ -103,6 +104,15 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     /// predictor finishes its frame, no tick is skipped. The new model must take the same input and
     /// give outputs of the same shapes.
     public func stageSwap(to resolved: ModelReference.Resolved) throws {
+        do {
+            try stage(resolved)
+        } catch {
+            if let folder = resolved.memoryFolder { MemoryModelFiles.remove(folder: folder) }
+            throw error
+        }
+    }
+
+    private func stage(_ resolved: ModelReference.Resolved) throws {
         guard let current = predictor else { throw GraphError.nodeFailed(node: name, reason: "not started") }
         let p = try Self.loadPredictor(resolved.path, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name,
                                        metalTensor: .init(precision: options.precision, weights: options.weights))
@@ -114,12 +124,24 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         }
         let newDecoder: any OutputDecoder
         if let make = decoderForModel, let frame = negotiatedInput {
-            newDecoder = try make(resolved.path)
+            let made = try make(resolved.path)
+            // The input is prepared on the delivering thread while the worker swaps: a model that
+            // wants another normalisation waits for the next launch.
+            let wanted = made.normalization ?? options.normalization
+            if let wanted, let input, wanted != input.normalization {
+                throw GraphError.mismatch(node: name, port: "the new model", field: "input normalisation",
+                                          expected: "\(input.normalization) (the running model's; it is used from the next launch)", got: "\(wanted)")
+            }
+            newDecoder = made.decoder
             _ = try newDecoder.negotiate(outputs: (0..<p.outputCount).map { (p.outputInfo($0).name, p.outputInfo($0).shape) }, input: frame, node: name)
         } else {
             newDecoder = decoder
         }
-        pendingSwap.withLock { $0 = PendingSwap(predictor: p, decoder: newDecoder, resolved: resolved) }
+        let replaced = pendingSwap.withLock { pending -> PendingSwap? in
+            defer { pending = PendingSwap(predictor: p, decoder: newDecoder, resolved: resolved) }
+            return pending
+        }
+        if let folder = replaced?.resolved.memoryFolder { MemoryModelFiles.remove(folder: folder) }  // staged, never used
     }
 
     /// On the worker, between frames: takes a staged model.

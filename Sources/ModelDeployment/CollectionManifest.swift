@@ -174,7 +174,7 @@ public struct ManifestSignature: Codable, Sendable {
             throw DeploymentError.badSignature(collection: collection, reason: "unknown signature format or algorithm")
         }
         guard s.publicKey.lowercased() == trustedKey.lowercased() else {
-            throw DeploymentError.badSignature(collection: collection, reason: "signed by key \(s.publicKey.prefix(16))…, not the publisher key \(trustedKey.prefix(16))… this machine trusts")
+            throw DeploymentError.badSignature(collection: collection, reason: "signed by key \(s.publicKey.prefix(16))…, not the publisher key \(trustedKey.prefix(16))… that is trusted")
         }
         guard let key = Hex.decode(trustedKey), let sig = Hex.decode(s.signature),
               Crypto.verify([UInt8](manifest), signature: sig, publicKey: key) else {

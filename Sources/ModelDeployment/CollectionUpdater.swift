@@ -49,20 +49,29 @@ public struct CollectionUpdater: Sendable {
         let (manifest, data, signature) = try fetchManifest(collection)
         return try cache.withLock(exclusive: true) {
             let previous = try? cache.active(collection)
-            if let accepted = cache.acceptedManifest(collection), manifest.sequence < accepted.sequence {
-                throw DeploymentError.staleManifest(collection: collection, offered: manifest.sequence, accepted: accepted.sequence)
+            // The highest sequence this machine accepted: the saved manifest's, or the active deployment's.
+            let accepted = max(cache.acceptedManifest(collection)?.sequence ?? 0, previous?.sequence ?? 0)
+            if manifest.sequence < accepted {
+                throw DeploymentError.staleManifest(collection: collection, offered: manifest.sequence, accepted: accepted)
             }
             guard let (name, reason) = manifest.deployment(for: machine), let deployment = manifest.deployments[name] else {
                 throw DeploymentError.notFound("collection '\(collection)': no rule matches this machine (\(machine.summary)) and there is no default deployment")
             }
             var downloaded: Int64 = 0
-            for (entry, e) in deployment.entries.sorted(by: { $0.key < $1.key }) where !cache.hasArchive(sha256: e.sha256) {
+            for (entry, e) in deployment.entries.sorted(by: { $0.key < $1.key }) {
+                // A cached archive damaged since it was verified is fetched again.
+                if cache.hasArchive(sha256: e.sha256) {
+                    if Crypto.sha256(fileAt: cache.archivePath(sha256: e.sha256)) == e.sha256 { continue }
+                    unlink(cache.archivePath(sha256: e.sha256))
+                }
                 downloaded += try fetchArchive(e, entry: entry, progress: progress)
             }
             try cache.saveManifest(data, signature: signature, collection: collection)
-            let active = ModelCache.ActiveDeployment(collection: collection, sequence: manifest.sequence, deployment: name, reason: reason,
-                                                     entries: deployment.entries, activated: CollectionManifest.now())
-            if previous?.sequence != active.sequence || previous?.deployment != active.deployment { try cache.activate(active) }
+            let switching = previous?.sequence != manifest.sequence || previous?.deployment != name || previous?.entries != deployment.entries
+            var active = ModelCache.ActiveDeployment(collection: collection, sequence: manifest.sequence, deployment: name, reason: reason,
+                                                     entries: deployment.entries, activated: CollectionManifest.now(),
+                                                     retained: previous.map { Array(Set($0.entries.values.map(\.sha256))).sorted() })
+            if switching { try cache.activate(active) } else if let previous { active = previous }
             cache.prune()
             return Outcome(active: active, previous: previous, downloadedBytes: downloaded)
         }

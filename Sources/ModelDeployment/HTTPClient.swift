@@ -44,7 +44,6 @@ public struct HTTPClient: Sendable {
     /// the SHA-256 of the file, hashed as the bytes arrive (bytes resumed from are read back once).
     @discardableResult
     public func download(_ url: String, to partialPath: String, expectedSize: Int64, progress: @escaping (Progress) -> Void) throws -> String {
-        let start = Date()
         var lastFailure: DeploymentError?
         for attempt in 0..<max(1, attempts) {
             if attempt > 0 { Thread.sleep(forTimeInterval: backoff * pow(2, Double(attempt - 1))) }
@@ -61,7 +60,7 @@ public struct HTTPClient: Sendable {
             let fd = open(partialPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw DeploymentError.download(url: url, reason: "cannot write \(partialPath): \(String(cString: strerror(errno)))") }
             var written = have, writeFailed = false
-            let resumedFrom = have
+            let resumedFrom = have, attemptStart = Date()
             do {
                 try perform(url: url, bearer: nil, resumeFrom: have, maxBytes: expectedSize - have, retry: false) { chunk in
                     let ok = chunk.withUnsafeBytes { raw -> Bool in
@@ -81,8 +80,9 @@ public struct HTTPClient: Sendable {
                     }
                     return ok
                 } progress: { received, _ in
-                    let seconds = max(1e-3, Date().timeIntervalSince(start))
-                    let rate = Double(resumedFrom + received - 0) / seconds
+                    // The rate of this attempt's own bytes (resumed bytes came earlier).
+                    let seconds = max(1e-3, Date().timeIntervalSince(attemptStart))
+                    let rate = Double(received) / seconds
                     let bytes = resumedFrom + received
                     progress(Progress(bytes: bytes, total: expectedSize, bytesPerSecond: rate,
                                       secondsLeft: rate > 0 ? Double(expectedSize - bytes) / rate : nil))
@@ -94,13 +94,21 @@ public struct HTTPClient: Sendable {
                 close(fd)
                 if writeFailed { throw DeploymentError.download(url: url, reason: "cannot write \(partialPath) (disk full?)") }
                 lastFailure = error
-                if case .download(_, let reason) = error, reason.hasPrefix("HTTP 4") { throw error }  // 404, 401: retrying will not help
+                if case .download(_, let reason) = error, reason.hasPrefix("HTTP 4") || Self.isPermanent(reason) { throw error }  // retrying will not help
                 if case .download(_, let reason) = error, reason.contains("byte ranges") || reason.contains("range") {
                     unlink(partialPath)  // the server does not resume: start again from the first byte
                 }
             }
         }
         throw lastFailure ?? .download(url: url, reason: "failed")
+    }
+
+    /// libcurl results no retry changes: the certificate not trusted (60), the peer's certificate or
+    /// TLS handshake refused (51, 35), more bytes than expected (23, from the size cap).
+    static let permanentCodes: Set<Int32> = [60, 51, 35, 23]
+
+    static func isPermanent(_ reason: String) -> Bool {
+        reason.contains("SSL certificate problem") || reason.contains("more than the") || reason.contains("SSL: no alternative certificate subject name")
     }
 
     /// Feeds a file's bytes to `hasher`; returns how many.
@@ -151,7 +159,7 @@ public struct HTTPClient: Sendable {
                 if (400..<500).contains(result.status) { throw lastError }
             } else {
                 lastError = .download(url: url, reason: message.isEmpty ? "libcurl error \(result.curl_code)" : message)
-                if result.curl_code == 60 || result.curl_code == 51 || result.curl_code == 35 || result.curl_code == 23 { throw lastError }  // TLS trust, size cap: retrying will not help
+                if Self.permanentCodes.contains(result.curl_code) { throw lastError }  // TLS trust, size cap: retrying will not help
                 if delivered && !retry { throw lastError }
             }
         }

@@ -18,8 +18,14 @@ public struct KeyStore: Sendable {
         return try? TeamKey(id: id, key: bytes)
     }
 
-    /// Adds a key (the file stays 0600).
+    /// Adds a key (the file stays 0600). Two processes adding keys at once take turns (flock), so
+    /// neither loses the other's key.
     public func store(_ key: TeamKey) throws {
+        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw DeploymentError.invalidFile(path: path + ".lock", reason: String(cString: strerror(errno))) }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(lock, LOCK_UN) }
         var file = (try? JSONFile.read(path, maxBytes: 1 << 20)).flatMap { try? JSONDecoder().decode(File.self, from: $0) } ?? File(keys: [:])
         file.keys[key.id] = Hex.encode(key.key)
         try JSONFile.writeAtomically(try JSONFile.encode(file), to: path, mode: 0o600)

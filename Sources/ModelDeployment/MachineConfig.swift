@@ -17,7 +17,7 @@ public struct MachineConfig: Codable, Sendable, Equatable {
     /// PEM certificate authorities to trust for the server and the key service (relative to this
     /// file's folder); default: the system's.
     public var caFile: String?
-    /// Where encrypted models' team keys come from.
+    /// Where encrypted models' team keys come from (https only).
     public var keyService: KeyService?
     /// Whether this machine's network is metered, when NetworkManager cannot say (default false).
     public var meteredNetwork: Bool?
@@ -86,7 +86,8 @@ public struct MachineConfig: Codable, Sendable, Equatable {
         guard Hex.isHex(c.publisherKey, bytes: 32) else { throw bad("field 'publisherKey' is not 64 hex digits (the publisher's Ed25519 public key)") }
         if let d = c.deviceClass, !ArchiveManifest.isSafeName(d) { throw bad("field 'deviceClass' is not a safe name") }
         if let k = c.keyService {
-            guard k.url.hasPrefix("https://") || k.url.hasPrefix("http://") else { throw bad("field 'keyService.url' must be an http:// or https:// URL") }
+            // The bearer token and the key would cross the network in clear over http.
+            guard k.url.hasPrefix("https://") else { throw bad("field 'keyService.url' must be an https:// URL (the token and the team key travel on it)") }
             guard !k.token.isEmpty, k.token.utf8.count <= 512, !k.token.contains(where: { $0.isNewline || $0 == " " }) else {
                 throw bad("field 'keyService.token' must be one word of at most 512 bytes")
             }

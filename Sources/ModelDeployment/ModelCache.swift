@@ -70,6 +70,9 @@ public struct ModelCache: Sendable {
         public var reason: String
         public var entries: [String: CollectionManifest.Entry]
         public var activated: String
+        /// Digests of the deployment active before this one: kept until the next switch, so that a
+        /// program still holding the older collection can load its entries.
+        public var retained: [String]?
     }
 
     /// The active deployment of `collection`, nil when none was ever completed.
@@ -113,7 +116,7 @@ public struct ModelCache: Sendable {
     func prune(keeping extra: Set<String> = []) -> Int {
         var used = extra
         for c in collections() {
-            if let a = try? active(c) { used.formUnion(a.entries.values.map(\.sha256)) }
+            if let a = try? active(c) { used.formUnion(a.entries.values.map(\.sha256) + (a.retained ?? [])) }
         }
         var removed = 0
         for folder in [archivesFolder, partialFolder] {

@@ -48,6 +48,7 @@ public struct ModelCollection: Sendable {
             }
             return ModelCollection(active: active, config: configuration)
         }
+        try ModelDownloadConditions(config: configuration).check(config: configuration, background: false)
         let outcome = try await Task.detached { try updater.update(identifier) }.value
         return ModelCollection(active: outcome.active, config: configuration)
     }
@@ -74,15 +75,21 @@ public struct ModelCollection: Sendable {
     /// the manifest, decrypted in memory when encrypted, its files registered in memory.
     static func load(_ e: CollectionManifest.Entry, name: String, collection: String, config: MachineConfig) throws -> Loaded {
         let cache = ModelCache(root: config.cachePath)
-        let bytes: [UInt8] = try cache.withLock(exclusive: false) {
-            let path = cache.archivePath(sha256: e.sha256)
+        let path = cache.archivePath(sha256: e.sha256)
+        let read: (bytes: [UInt8]?, digest: String) = try cache.withLock(exclusive: false) {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw DeploymentError.notFound("collection '\(collection)', entry '\(name)': its archive is not in the cache (\(path)); run `framegraph models pull \(collection)`")
             }
             let data = try JSONFile.read(path, maxBytes: e.size)
             let digest = Crypto.sha256(data)
-            guard digest == e.sha256 else { throw DeploymentError.digestMismatch(what: path, expected: e.sha256, got: digest) }
-            return [UInt8](data)
+            return (digest == e.sha256 ? [UInt8](data) : nil, digest)
+        }
+        guard let bytes = read.bytes else {
+            // Damaged on disk since it was verified: removed, so that the next update fetches it again.
+            try cache.withLock(exclusive: true) {
+                if Crypto.sha256(fileAt: path) != e.sha256 { unlink(path) }
+            }
+            throw DeploymentError.digestMismatch(what: "\(path) (cached; run `framegraph models pull \(collection)`)", expected: e.sha256, got: read.digest)
         }
         var key: TeamKey?
         if let id = e.keyID {

@@ -38,6 +38,16 @@ public struct ModelDownloadConditions: Sendable, Equatable {
     public init(config: MachineConfig) {
         self.init(allowsMeteredNetwork: config.allowMeteredDownloads ?? false, allowsBackgroundDownloading: config.allowBackgroundDownloads ?? true)
     }
+
+    /// Throws ``DeploymentError/conditionsNotMet(_:)`` when a download may not happen now.
+    public func check(config: MachineConfig, background: Bool) throws {
+        if background && !allowsBackgroundDownloading {
+            throw DeploymentError.conditionsNotMet("background downloading is not allowed (allowBackgroundDownloads)")
+        }
+        if !allowsMeteredNetwork && NetworkMonitor.isMetered(config: config) {
+            throw DeploymentError.conditionsNotMet("the network is metered and metered downloads are not allowed (allowMeteredDownloads)")
+        }
+    }
 }
 
 /// What a download reports.
@@ -88,12 +98,10 @@ public final class ModelManager: Sendable {
         let config = configuration
         Thread.detachNewThread { [self] in
             defer { continuation.finish() }
-            if background && !conditions.allowsBackgroundDownloading {
-                notify(.downloadDidFail(model, .conditionsNotMet("background downloading is not allowed (allowBackgroundDownloads)")), continuation)
+            do { try conditions.check(config: config, background: background) } catch let error as DeploymentError {
+                notify(.downloadDidFail(model, error), continuation)
                 return
-            }
-            if !conditions.allowsMeteredNetwork && NetworkMonitor.isMetered(config: config) {
-                notify(.downloadDidFail(model, .conditionsNotMet("the network is metered and metered downloads are not allowed (allowMeteredDownloads)")), continuation)
+            } catch {
                 return
             }
             do {

@@ -112,7 +112,11 @@ public enum ModelReference {
         let config = try machineConfig()
         let updater = CollectionUpdater(config: config)
         var active = try updater.cache.withLock(exclusive: false) { try updater.cache.active(collection) }
-        if active == nil { active = try updater.update(collection).active }
+        if active == nil {
+            // The first use downloads now (the pipeline needs it), within the machine's conditions.
+            try ModelDownloadConditions(config: config).check(config: config, background: false)
+            active = try updater.update(collection).active
+        }
         guard let active else { throw DeploymentError.notFound("collection '\(collection)' has no deployment for this machine") }
         guard let e = active.entries[entry] else {
             throw DeploymentError.notFound("collection '\(collection)', deployment '\(active.deployment)' has no entry '\(entry)' (it has \(active.entries.keys.sorted().joined(separator: ", ")))")

@@ -18,7 +18,7 @@ struct DeployCommand {
             let output = try required("output", "framegraph model key new -o team.fgkey")
             let key = try TeamKey.generate()
             try key.write(to: output)
-            print("team key \(key.id) written to \(output) (mode 0600); archive models with --encrypt \(output), and serve it from the key service as KEYURL\(key.id)")
+            print("team key \(key.id) written to \(output) (mode 0600); archive models with --encrypt \(output); the key service serves this file at its URL + \(key.id)")
             return 0
         }
         if w.count == 3, w[1] == "archive" {

@@ -26,6 +26,21 @@ enum Help {
                                            image labeling as ML Kit: the labels of each photo, or of
                                            every frame of a video (JSON Lines with --json); default
                                            model efficientnet_lite0 (built by the setup)
+      framegraph model key new -o team.fgkey
+                                           a team key (AES-256) for encrypted model archives
+      framegraph model archive MODEL [--name N] [--version V] [--encrypt team.fgkey] -o X.fgarchive
+                                           pack a model (and its labels, or a plist's json and bin)
+                                           for deployment, optionally encrypted
+      framegraph deploy key new -o publisher.fgsign
+                                           the publisher's Ed25519 signing key (prints the public key)
+      framegraph deploy collection|deployment|rule|default|show TREE COLLECTION … --sign publisher.fgsign
+                                           publish into a deploy tree served by any web server:
+                                           deployment NAME ENTRY=ARCHIVE… [--default];
+                                           rule DEPLOYMENT --device-class C --arch A --feature F
+                                           --min-cores N --min-memory MIB --os OS [--position N]
+      framegraph models list|pull COLLECTION…|status [COLLECTION…]|clear [--keys] [--machine-config F]
+                                           this machine's deployed models: cached deployments,
+                                           download now (progress bar), what the server offers, clear
       framegraph --help | --version
 
     RUN OPTIONS
@@ -55,6 +70,11 @@ enum Help {
                             when frames keep missing their tick); more delay, smoother output
       --max-latency MS      the most auto may raise it to (default 250)
       --model-budget MB     memory the models' tensors may take (default 2048; also for model)
+      --machine-config F    the machine's deployment config for model=collection:NAME/ENTRY
+                            (default $FRAMEGRAPH_MACHINE_CONFIG, ~/.config/framegraph/machine.json)
+      --update-interval S   check the collections the pipeline uses every S seconds (always once at
+                            the start); a new deployment is downloaded and used from the next launch
+      --hot-swap            switch the running network nodes to a new deployment at a frame boundary
 
     CAMERA OPTIONS (run, check; a camera is always live: --mode offline is refused)
       --camera PATH         read a V4L2 camera (e.g. /dev/video0) instead of the pipeline's file source

@@ -106,7 +106,9 @@ final class ModelUpdateChecker: @unchecked Sendable {
                 return
             }
             for node in nodes {
-                for (c, entry) in entries where c == collection && node.uses(collection: c, entry: entry) {
+                // Only nodes whose own entry changed switch.
+                for (c, entry) in entries where c == collection && node.uses(collection: c, entry: entry)
+                    && outcome.previous?.entries[entry]?.sha256 != a.entries[entry]?.sha256 {
                     do {
                         let resolved = try ModelReference.resolveCollection(collection, entry: entry)
                         try node.stageSwap(to: resolved)

@@ -45,6 +45,8 @@ struct ModelsCommand {
                 if outcome.changed {
                     print("\(collection): deployment \(a.deployment) (sequence \(a.sequence), \(a.reason)) ready, \(outcome.downloadedBytes) bytes downloaded; "
                           + "pipelines use it from their next launch")
+                } else if outcome.downloadedBytes > 0 {
+                    print("\(collection): deployment \(a.deployment) (sequence \(a.sequence)) repaired: \(outcome.downloadedBytes) bytes downloaded again")
                 } else {
                     print("\(collection): up to date (deployment \(a.deployment), sequence \(a.sequence))")
                 }

@@ -222,6 +222,14 @@ import TestSupport
         }
         let tampered = try f.label(work, "tampered", machine: offline, temporary: temporary)
         #expect(tampered.status == 2 && tampered.stderr.contains("does not match the manifest"), "\(tampered.stderr)")
+        // The damaged copy was removed; the next pull fetches it again and the model loads.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: archives).isEmpty)
+        let restarted = try DeployServer(tree: work.appendingPathComponent("tree").path, keys: f.keys)
+        defer { restarted.stop() }
+        let again = try f.machineConfig(work, name: "m", server: restarted.https, ca: restarted.ca, keyService: restarted.https + "keys/")
+        let repaired = try f.cli(["models", "pull", "FlowerModels", "--machine-config", again])
+        #expect(repaired.stdout.contains("repaired"), "\(repaired.stdout)")
+        #expect(try f.label(work, "repaired", machine: again, temporary: temporary).status == 0)
     }
 }
 

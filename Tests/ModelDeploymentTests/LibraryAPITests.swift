@@ -109,9 +109,20 @@ import TestSupport
         #expect(outcome.changed && outcome.previous?.deployment == "one" && outcome.active.deployment == "two")
         let next = try await ModelCollection.beginAccessing(identifier: "Shapes", configuration: s.config, checkForUpdates: false)
         #expect(next.deploymentID == "two" && next.entries["Segmenter"]?.version == "2" && next.entries["Detector"] == nil)
-        // The first deployment's archives were pruned; only the active one's remain.
-        let archives = try FileManager.default.contentsOfDirectory(atPath: s.config.cachePath + "/archives")
-        #expect(archives.count == 1, "\(archives)")
+        // The deployment before is kept (a program may still hold it) until the next switch prunes it.
+        let archives = { try FileManager.default.contentsOfDirectory(atPath: s.config.cachePath + "/archives").sorted() }
+        let afterTwo = try archives()
+        #expect(afterTwo.count == 3, "\(afterTwo)")
+        let detector3 = s.work.appendingPathComponent("detector-3.fgarchive").path
+        try ModelArchive.create(modelPath: TestEnvironment.root.appendingPathComponent("models/cache/face_detection_short_range.tflite").path,
+                                name: "Detector", version: "3", key: nil, output: detector3)
+        try s.tree.addDeployment(collection: "Shapes", name: "three", archives: ["Detector": detector3], key: s.publisher, makeDefault: true)
+        #expect(try CollectionUpdater(config: s.config).update("Shapes").active.deployment == "three")
+        let two = try #require(next.entries["Segmenter"])
+        let threeArchive = "\(try Crypto.sha256(Data(contentsOf: URL(fileURLWithPath: detector3)))).fgarchive"
+        #expect(try archives() == [two.modelURL.lastPathComponent, threeArchive].sorted())
+        // The collection accessed before the last switch still loads its entry.
+        #expect(try two.load().hasPrefix("memory:"))
     }
 
     @Test func aCutDownloadResumesWhereItStopped() throws {
@@ -143,5 +154,17 @@ import TestSupport
         }
         let kept = try FileManager.default.attributesOfItem(atPath: partial2)[.size] as? NSNumber
         #expect((kept?.intValue ?? 0) > 0 && (kept?.intValue ?? 0) < entry.size)
+        // An error page (404, a 301 redirect, a 500) is never written as the file's bytes.
+        for (path, status) in [("archives/missing.fgarchive", "HTTP 404"), ("archives", "HTTP 301"), ("fail/" + entry.archive, "HTTP 500")] {
+            let target = s.work.appendingPathComponent("error-page.partial").path
+            unlink(target)
+            do {
+                try short.download(s.config.server + path, to: target, expectedSize: Int64(entry.size)) { _ in }
+                Issue.record("\(path): no error")
+            } catch let error as DeploymentError {
+                #expect(error.description.contains(status), "\(path): \(error)")
+            }
+            #expect((try? FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.intValue ?? 0 == 0, "\(path): error page saved")
+        }
     }
 }

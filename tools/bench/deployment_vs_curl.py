@@ -14,9 +14,9 @@ Part 1, download throughput (rounds interleaved A B A B ...):
   A  curl --cacert CA -s -o /dev/null URL          (URL: the archive file in the tree)
   B  framegraph models pull FlowerModels --machine-config M --quiet, with an empty cache each round
      (the cache folder is deleted before the round). B does more than A: it fetches index.json and
-     index.json.sig, verifies the Ed25519 signature, writes the archive to a partial file, then
-     reads it back to hash it with SHA-256 (after the download, not while it arrives), reads the
-     archive's own manifest and renames it into place; curl writes to /dev/null.
+     index.json.sig, verifies the Ed25519 signature, writes the archive to a partial file while
+     hashing it with SHA-256 as the bytes arrive, reads the archive's own manifest and renames it
+     into place; curl writes to /dev/null.
   Printed: per round and median, MB/s of each over the archive's byte count (MB = 10^6 bytes, wall
   time of the whole command, process start included) and the ratio framegraph/curl. The archive
   request of each side is checked in nginx's access.log (status 200, every byte sent); nginx's own
@@ -282,8 +282,8 @@ def main():
         print(f"\n1. download of the {size}-byte archive from the same nginx over the same TLS (wall time, process start included):")
         print(f"   curl {med(curl_rates):.1f} MB/s, framegraph models pull {med(fg_rates):.1f} MB/s: framegraph/curl {med(ratios):.2f} (median of per-round ratios)")
         print("   framegraph's pull also fetches index.json + index.json.sig, verifies the Ed25519 signature, writes the")
-        print("   archive to a partial file, reads it back to hash it with SHA-256 (after the transfer), reads the archive's")
-        print("   manifest and renames it into place; curl writes to /dev/null.")
+        print("   archive to a partial file while hashing it with SHA-256, reads the archive's manifest and renames it")
+        print("   into place; curl writes to /dev/null.")
         print(f"   nginx's request time for the archive (median): curl {med(nginx_times['curl']):.3f} s, "
               f"framegraph {med(nginx_times['framegraph']):.3f} s; wall: curl {size / 1e6 / med(curl_rates):.3f} s, "
               f"framegraph {size / 1e6 / med(fg_rates):.3f} s")
