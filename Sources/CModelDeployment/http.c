@@ -4,7 +4,9 @@
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static void global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
@@ -19,7 +21,23 @@ typedef struct {
     CURL *curl;
     int resuming;
     long long discarded;
+    int fd;
+    fg_sha256_state *hash;
+    int write_failed;
 } transfer;
+
+/// Appends to the transfer's file and hash; returns n, or 0 when the disk refuses.
+static size_t to_file(transfer *t, const char *data, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(t->fd, data + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { t->write_failed = 1; return 0; }
+        done += (size_t)w;
+    }
+    if (t->hash) fg_sha256_update(t->hash, (const unsigned char *)data, n);
+    return n;
+}
 
 static size_t on_body(char *data, size_t size, size_t count, void *opaque) {
     transfer *t = opaque;
@@ -36,7 +54,7 @@ static size_t on_body(char *data, size_t size, size_t count, void *opaque) {
         t->over_limit = 1;
         return 0;  // aborts: CURLE_WRITE_ERROR
     }
-    size_t taken = t->write(t->user, (const unsigned char *)data, n);
+    size_t taken = t->fd >= 0 ? to_file(t, data, n) : t->write(t->user, (const unsigned char *)data, n);
     if (taken == n) t->received += (long long)n;
     return taken;
 }
@@ -57,7 +75,7 @@ int fg_http_get(const fg_http_request *request, fg_http_write_fn write, fg_http_
         snprintf(result->message, sizeof result->message, "libcurl could not start");
         return -1;
     }
-    transfer t = {write, progress, user, 0, request->max_bytes, 0, curl, request->resume_from > 0, 0};
+    transfer t = {write, progress, user, 0, request->max_bytes, 0, curl, request->resume_from > 0, 0, request->write_fd, request->hash, 0};
     struct curl_slist *headers = NULL;
     char authorization[1024];
     if (request->bearer_token) {
@@ -78,6 +96,7 @@ int fg_http_get(const fg_http_request *request, fg_http_write_fn write, fg_http_
         curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, request->low_speed_bytes > 0 ? request->low_speed_bytes : 1L);
         curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, request->low_speed_seconds);
     }
+    curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 256L * 1024L);  // fewer, larger writes
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -93,7 +112,9 @@ int fg_http_get(const fg_http_request *request, fg_http_write_fn write, fg_http_
     result->curl_code = (int)code;
     result->received = t.received;
     result->partial_content = status == 206;
-    if (t.over_limit) {
+    if (t.write_failed) {
+        snprintf(result->message, sizeof result->message, "cannot write the downloaded bytes (%s)", strerror(errno));
+    } else if (t.over_limit) {
         snprintf(result->message, sizeof result->message, "the server sent more than the %lld bytes expected", request->max_bytes);
     } else if (code != CURLE_OK) {
         snprintf(result->message, sizeof result->message, "%s", error[0] ? error : curl_easy_strerror(code));

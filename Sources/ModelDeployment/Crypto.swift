@@ -96,7 +96,8 @@ public enum Crypto {
 
 /// An incremental SHA-256 (downloads are hashed as they arrive).
 public final class SHA256Stream {
-    private var state: OpaquePointer?
+    /// The C state (the download path hashes into it directly).
+    private(set) var state: OpaquePointer?
 
     public init() { state = fg_sha256_begin() }
     deinit { fg_sha256_free(state) }

@@ -59,26 +59,11 @@ public struct HTTPClient: Sendable {
             if have == expectedSize { return hasher.finish() ?? "" }
             let fd = open(partialPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw DeploymentError.download(url: url, reason: "cannot write \(partialPath): \(String(cString: strerror(errno)))") }
-            var written = have, writeFailed = false
             let resumedFrom = have, attemptStart = Date()
             do {
-                try perform(url: url, bearer: nil, resumeFrom: have, maxBytes: expectedSize - have, retry: false) { chunk in
-                    let ok = chunk.withUnsafeBytes { raw -> Bool in
-                        var offset = 0
-                        while offset < raw.count {
-                            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                            if n <= 0 { return false }
-                            offset += n
-                        }
-                        return true
-                    }
-                    if ok {
-                        written += Int64(chunk.count)
-                        hasher.update(chunk)
-                    } else {
-                        writeFailed = true
-                    }
-                    return ok
+                // The bytes go to the file and the hash in C (no copy per chunk on the way).
+                try perform(url: url, bearer: nil, resumeFrom: have, maxBytes: expectedSize - have, retry: false, file: (fd, hasher)) { _ in
+                    false
                 } progress: { received, _ in
                     // The rate of this attempt's own bytes (resumed bytes came earlier).
                     let seconds = max(1e-3, Date().timeIntervalSince(attemptStart))
@@ -88,11 +73,14 @@ public struct HTTPClient: Sendable {
                                       secondsLeft: rate > 0 ? Double(expectedSize - bytes) / rate : nil))
                 }
                 close(fd)
+                let written = Int64(JSONFile.size(of: partialPath) ?? 0)
                 if written == expectedSize { return hasher.finish() ?? "" }
                 lastFailure = .download(url: url, reason: "the server sent \(written) of \(expectedSize) bytes")
             } catch let error as DeploymentError {
                 close(fd)
-                if writeFailed { throw DeploymentError.download(url: url, reason: "cannot write \(partialPath) (disk full?)") }
+                if case .download(_, let reason) = error, reason.hasPrefix("cannot write") {
+                    throw DeploymentError.download(url: url, reason: "\(reason): \(partialPath) (disk full?)")
+                }
                 lastFailure = error
                 if case .download(_, let reason) = error, reason.hasPrefix("HTTP 4") || Self.isPermanent(reason) { throw error }  // retrying will not help
                 if case .download(_, let reason) = error, reason.contains("byte ranges") || reason.contains("range") {
@@ -124,7 +112,7 @@ public struct HTTPClient: Sendable {
     }
 
     /// One request with retries (or one attempt); `body` gets each chunk (false aborts).
-    private func perform(url: String, bearer: String?, resumeFrom: Int64, maxBytes: Int64, retry: Bool,
+    private func perform(url: String, bearer: String?, resumeFrom: Int64, maxBytes: Int64, retry: Bool, file: (fd: Int32, hasher: SHA256Stream)? = nil,
                          body: @escaping (Data) -> Bool, progress: @escaping (Int64, Int64) -> Void) throws {
         var lastError = DeploymentError.download(url: url, reason: "failed")
         for attempt in 0..<(retry ? max(1, attempts) : 1) {
@@ -139,7 +127,8 @@ public struct HTTPClient: Sendable {
                     withOptionalCString(bearer) { token in
                         var request = fg_http_request(url: u, ca_file: ca, bearer_token: token, resume_from: resumeFrom,
                                                       connect_timeout_ms: Int(timeout * 1000), low_speed_bytes: 1,
-                                                      low_speed_seconds: Int(timeout.rounded(.up)), max_bytes: maxBytes)
+                                                      low_speed_seconds: Int(timeout.rounded(.up)), max_bytes: maxBytes,
+                                                      write_fd: file?.fd ?? -1, hash: file?.hasher.state)
                         return fg_http_get(&request, { user, data, count in
                             guard let user, let data else { return 0 }
                             let sink = Unmanaged<TransferSink>.fromOpaque(user).takeUnretainedValue()
@@ -152,6 +141,7 @@ public struct HTTPClient: Sendable {
                     }
                 }
             }
+            if file != nil && result.received > 0 { delivered = true }
             let message = withUnsafeBytes(of: &result.message) { raw in String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self) }
             if rc == 0 {
                 if result.status == 200 || (result.status == 206 && resumeFrom > 0) { return }

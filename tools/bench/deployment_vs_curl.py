@@ -12,6 +12,7 @@ the harness's throwaway CA).
 
 Part 1, download throughput (rounds interleaved A B A B ...):
   A  curl --cacert CA -s -o /dev/null URL          (URL: the archive file in the tree)
+  A' curl --cacert CA -s -o FILE URL && sha256sum FILE   (the same work as a pull: to disk, hashed)
   B  framegraph models pull FlowerModels --machine-config M --quiet, with an empty cache each round
      (the cache folder is deleted before the round). B does more than A: it fetches index.json and
      index.json.sig, verifies the Ed25519 signature, writes the archive to a partial file while
@@ -241,16 +242,23 @@ def main():
             node = next((n for n in nodes if n.get("name") == "labels"), {})
             return wall, node.get("modelSource"), node.get("processed")
 
-        curl_rates, fg_rates, ratios = [], [], []
+        curl_rates, fg_rates, ratios, file_rates, file_ratios = [], [], [], [], []
+        curl_file = os.path.join(work, "curl-download.fgarchive")
         loads = {"local": [], "cold": [], "warm": []}
         sources, frames, pull_requests, run_requests = {}, {}, None, {}
         nginx_times, starts = {"curl": [], "framegraph": []}, []
-        print("\nround  curl MB/s  framegraph MB/s  fg/curl  |  local s  cold s  warm s", flush=True)
+        print("\nround  curl MB/s  curl+file+sha MB/s  framegraph MB/s  fg/curl  fg/(curl+file+sha)  |  local s  cold s  warm s", flush=True)
         for r in range(1, a.rounds + 1):
             # A: curl
             log.new()
             t_curl, _ = run(["curl", "--cacert", server.ca, "-s", "-o", "/dev/null", url], pin=a.pin)
             nginx_times["curl"].append(check_archive_sent(log.new(), plain_rel, size, "curl"))
+            # A': curl to a file, then sha256sum of it: the same work as a pull (download to disk, hash)
+            if os.path.exists(curl_file):
+                os.unlink(curl_file)
+            t_file, _ = run(["sh", "-c", 'curl --cacert "$1" -s -o "$2" "$3" && sha256sum "$2" >/dev/null', "sh", server.ca, curl_file, url],
+                            pin=a.pin)
+            log.new()
             # B: framegraph models pull, empty cache
             shutil.rmtree(pull_cache, ignore_errors=True)
             t_fg, _ = run([FRAMEGRAPH, "models", "pull", COLLECTION, "--machine-config", pull_config, "--quiet"], pin=a.pin)
@@ -268,19 +276,22 @@ def main():
                 row[kind], sources[kind], frames[kind] = label_run(kind, model)
                 loads[kind].append(row[kind])
                 run_requests.setdefault(kind, log.new())
-            c_rate, f_rate = size / 1e6 / t_curl, size / 1e6 / t_fg
+            c_rate, f_rate, cf_rate = size / 1e6 / t_curl, size / 1e6 / t_fg, size / 1e6 / t_file
             curl_rates.append(c_rate)
             fg_rates.append(f_rate)
+            file_rates.append(cf_rate)
             ratios.append(f_rate / c_rate)
-            print(f"{r:5d}  {c_rate:9.1f}  {f_rate:15.1f}  {f_rate / c_rate:7.2f}  |  {row['local']:7.3f}  {row['cold']:6.3f}  {row['warm']:6.3f}",
-                  flush=True)
+            file_ratios.append(f_rate / cf_rate)
+            print(f"{r:5d}  {c_rate:9.1f}  {cf_rate:18.1f}  {f_rate:15.1f}  {f_rate / c_rate:7.2f}  {f_rate / cf_rate:18.2f}  |  "
+                  f"{row['local']:7.3f}  {row['cold']:6.3f}  {row['warm']:6.3f}", flush=True)
 
         med = statistics.median
-        print(f"{'median':>5}  {med(curl_rates):9.1f}  {med(fg_rates):15.1f}  {med(ratios):7.2f}  |  "
+        print(f"{'median':>5}  {med(curl_rates):9.1f}  {med(file_rates):18.1f}  {med(fg_rates):15.1f}  {med(ratios):7.2f}  {med(file_ratios):18.2f}  |  "
               f"{med(loads['local']):7.3f}  {med(loads['cold']):6.3f}  {med(loads['warm']):6.3f}")
 
         print(f"\n1. download of the {size}-byte archive from the same nginx over the same TLS (wall time, process start included):")
         print(f"   curl {med(curl_rates):.1f} MB/s, framegraph models pull {med(fg_rates):.1f} MB/s: framegraph/curl {med(ratios):.2f} (median of per-round ratios)")
+        print(f"   curl to a file + sha256sum {med(file_rates):.1f} MB/s: framegraph/(curl+file+sha) {med(file_ratios):.2f}")
         print("   framegraph's pull also fetches index.json + index.json.sig, verifies the Ed25519 signature, writes the")
         print("   archive to a partial file while hashing it with SHA-256, reads the archive's manifest and renames it")
         print("   into place; curl writes to /dev/null.")

@@ -58,6 +58,10 @@ typedef struct {
     long low_speed_seconds;
     /// Abort once more than this many body bytes arrive (negative: no limit).
     long long max_bytes;
+    /// When ≥ 0: body bytes are appended to this file descriptor (and hashed into `hash` when it is
+    /// not NULL) here in C, and the write callback is not called.
+    int write_fd;
+    fg_sha256_state *hash;
 } fg_http_request;
 
 /// Receives body bytes; returns `count` to go on, anything else aborts the transfer.
