@@ -110,6 +110,29 @@ static FG_AVX2 inline __m256i channel_avx2(__m256i g0, __m256i g1, __m256i g2, _
     return _mm256_min_epi32(_mm256_srai_epi32(_mm256_add_epi32(sum, _mm256_set1_epi32(512)), 10), byte);
 }
 
+/// Channel k of four neighbours each gathered at its own pixel (byte k of each lane).
+static FG_AVX2 inline __m256i channel4_avx2(__m256i g00, __m256i g10, __m256i g01, __m256i g11, int k, __m256i wTop, __m256i wBottom) {
+    const __m256i byte = _mm256_set1_epi32(255);
+    const __m128i shift = _mm_cvtsi32_si128(8 * k);
+    __m256i v00 = _mm256_and_si256(_mm256_srl_epi32(g00, shift), byte);
+    __m256i v10 = _mm256_and_si256(_mm256_srl_epi32(g10, shift), byte);
+    __m256i v01 = _mm256_and_si256(_mm256_srl_epi32(g01, shift), byte);
+    __m256i v11 = _mm256_and_si256(_mm256_srl_epi32(g11, shift), byte);
+    __m256i top = _mm256_or_si256(v00, _mm256_slli_epi32(v10, 16));
+    __m256i bottom = _mm256_or_si256(v01, _mm256_slli_epi32(v11, 16));
+    __m256i sum = _mm256_add_epi32(_mm256_madd_epi16(top, wTop), _mm256_madd_epi16(bottom, wBottom));
+    return _mm256_min_epi32(_mm256_srai_epi32(_mm256_add_epi32(sum, _mm256_set1_epi32(512)), 10), byte);
+}
+
+/// The four bytes at each lane's pixel offset; a pixel whose three bytes end the image (the last
+/// pixel of a tightly packed last row) is read one byte earlier and shifted back, so no byte past
+/// the image is touched.
+static FG_AVX2 inline __m256i gather_pixel(const unsigned char *image, __m256i offset, __m256i last) {
+    __m256i early = _mm256_and_si256(_mm256_cmpeq_epi32(offset, last), _mm256_set1_epi32(1));
+    __m256i g = _mm256_i32gather_epi32((const int *)image, _mm256_sub_epi32(offset, early), 1);
+    return _mm256_srlv_epi32(g, _mm256_slli_epi32(early, 3));
+}
+
 static FG_AVX2 void sample_avx2(const unsigned char *restrict image, size_t stride, int width, int height,
                                 float x0, float y0, float dxc, float dyc, float dxr, float dyr,
                                 int size, float scale, float offset, int black_outside, float *restrict out) {
@@ -117,7 +140,10 @@ static FG_AVX2 void sample_avx2(const unsigned char *restrict image, size_t stri
     float r[8], g[8], b[8];
     const __m256i zero = _mm256_setzero_si256(), w = _mm256_set1_epi32(width - 1), h = _mm256_set1_epi32(height - 1);
     const __m256i three = _mm256_set1_epi32(3), strideV = _mm256_set1_epi32((int)stride), low5 = _mm256_set1_epi32(31);
-    const __m256i thirtyTwo = _mm256_set1_epi32(32);
+    const __m256i thirtyTwo = _mm256_set1_epi32(32), one = _mm256_set1_epi32(1);
+    // The last pixel's offset, and whether clamped reads are possible (at least 4 bytes of image).
+    const __m256i lastPixel = _mm256_set1_epi32((int)((size_t)(height - 1) * stride + (size_t)(width - 1) * 3));
+    const int clampable = width >= 1 && height >= 1 && (size_t)(height - 1) * stride + (size_t)width * 3 >= 4;
     const __m256 scaleV = _mm256_set1_ps(scale), offsetV = _mm256_set1_ps(offset);
     for (int row = 0; row < size; row++) {
         float *restrict o = out + (size_t)row * (size_t)size * 3;
@@ -154,14 +180,36 @@ static FG_AVX2 void sample_avx2(const unsigned char *restrict image, size_t stri
             __m256i outside = _mm256_or_si256(_mm256_or_si256(_mm256_cmpgt_epi32(zero, ix), _mm256_cmpgt_epi32(zero, iy)),
                                               _mm256_or_si256(_mm256_cmpgt_epi32(ix, _mm256_sub_epi32(w, _mm256_set1_epi32(1))),
                                                               _mm256_cmpgt_epi32(iy, _mm256_sub_epi32(h, _mm256_set1_epi32(1)))));
+            __m256i tx = _mm256_and_si256(qx, low5), ty = _mm256_and_si256(qy, low5);
             if (!_mm256_testz_si256(outside, outside)) {
-                _mm256_storeu_si256((__m256i *)qxs, qx);
-                _mm256_storeu_si256((__m256i *)qys, qy);
-                for (int j = 0; j < 8; j++)
-                    sample_pixel(image, stride, width, height, qxs[j], qys[j], scale, offset, black_outside, chunk + 3 * j);
+                if (black_outside || !clampable) {
+                    _mm256_storeu_si256((__m256i *)qxs, qx);
+                    _mm256_storeu_si256((__m256i *)qys, qy);
+                    for (int j = 0; j < 8; j++)
+                        sample_pixel(image, stride, width, height, qxs[j], qys[j], scale, offset, black_outside, chunk + 3 * j);
+                    continue;
+                }
+                // The replicated border (OpenCV's BORDER_REPLICATE): each neighbour's column and
+                // row clamped to the image on its own, the weights unchanged.
+                __m256i x0 = _mm256_max_epi32(zero, _mm256_min_epi32(ix, w)), x1 = _mm256_max_epi32(zero, _mm256_min_epi32(_mm256_add_epi32(ix, one), w));
+                __m256i y0 = _mm256_max_epi32(zero, _mm256_min_epi32(iy, h)), y1 = _mm256_max_epi32(zero, _mm256_min_epi32(_mm256_add_epi32(iy, one), h));
+                __m256i r0 = _mm256_mullo_epi32(y0, strideV), r1 = _mm256_mullo_epi32(y1, strideV);
+                __m256i c0 = _mm256_mullo_epi32(x0, three), c1 = _mm256_mullo_epi32(x1, three);
+                __m256i g00 = gather_pixel(image, _mm256_add_epi32(r0, c0), lastPixel), g10 = gather_pixel(image, _mm256_add_epi32(r0, c1), lastPixel);
+                __m256i g01 = gather_pixel(image, _mm256_add_epi32(r1, c0), lastPixel), g11 = gather_pixel(image, _mm256_add_epi32(r1, c1), lastPixel);
+                __m256i ux = _mm256_sub_epi32(thirtyTwo, tx), uy = _mm256_sub_epi32(thirtyTwo, ty);
+                __m256i wTop = _mm256_or_si256(_mm256_mullo_epi32(ux, uy), _mm256_slli_epi32(_mm256_mullo_epi32(tx, uy), 16));
+                __m256i wBottom = _mm256_or_si256(_mm256_mullo_epi32(ux, ty), _mm256_slli_epi32(_mm256_mullo_epi32(tx, ty), 16));
+                _mm256_storeu_ps(r, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(channel4_avx2(g00, g10, g01, g11, 0, wTop, wBottom)), scaleV), offsetV));
+                _mm256_storeu_ps(g, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(channel4_avx2(g00, g10, g01, g11, 1, wTop, wBottom)), scaleV), offsetV));
+                _mm256_storeu_ps(b, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(channel4_avx2(g00, g10, g01, g11, 2, wTop, wBottom)), scaleV), offsetV));
+                for (int j = 0; j < 8; j++) {
+                    chunk[3 * j] = r[j];
+                    chunk[3 * j + 1] = g[j];
+                    chunk[3 * j + 2] = b[j];
+                }
                 continue;
             }
-            __m256i tx = _mm256_and_si256(qx, low5), ty = _mm256_and_si256(qy, low5);
             __m256i ux = _mm256_sub_epi32(thirtyTwo, tx), uy = _mm256_sub_epi32(thirtyTwo, ty);
             __m256i w00 = _mm256_mullo_epi32(ux, uy), w10 = _mm256_mullo_epi32(tx, uy);
             __m256i w01 = _mm256_mullo_epi32(ux, ty), w11 = _mm256_mullo_epi32(tx, ty);
