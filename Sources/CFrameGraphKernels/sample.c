@@ -133,14 +133,35 @@ static FG_AVX2 inline __m256i gather_pixel(const unsigned char *image, __m256i o
     return _mm256_srlv_epi32(g, _mm256_slli_epi32(early, 3));
 }
 
+/// The bilinear weights (in 1/1024) of four neighbours as 16-bit pairs for madd: (w00, w10) and (w01, w11).
+static FG_AVX2 inline void weights_avx2(__m256i tx, __m256i ty, __m256i *top, __m256i *bottom) {
+    const __m256i thirtyTwo = _mm256_set1_epi32(32);
+    __m256i ux = _mm256_sub_epi32(thirtyTwo, tx), uy = _mm256_sub_epi32(thirtyTwo, ty);
+    *top = _mm256_or_si256(_mm256_mullo_epi32(ux, uy), _mm256_slli_epi32(_mm256_mullo_epi32(tx, uy), 16));
+    *bottom = _mm256_or_si256(_mm256_mullo_epi32(ux, ty), _mm256_slli_epi32(_mm256_mullo_epi32(tx, ty), 16));
+}
+
+/// Eight pixels' 8-bit R, G, B normalised (value × scale + offset, rounded twice as the scalar build
+/// does: no fused multiply-add) and stored interleaved at `chunk`.
+static FG_AVX2 inline void store_rgb_avx2(float *restrict chunk, __m256i r8, __m256i g8, __m256i b8, __m256 scale, __m256 offset) {
+    float r[8], g[8], b[8];
+    _mm256_storeu_ps(r, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(r8), scale), offset));
+    _mm256_storeu_ps(g, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(g8), scale), offset));
+    _mm256_storeu_ps(b, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(b8), scale), offset));
+    for (int j = 0; j < 8; j++) {
+        chunk[3 * j] = r[j];
+        chunk[3 * j + 1] = g[j];
+        chunk[3 * j + 2] = b[j];
+    }
+}
+
 static FG_AVX2 void sample_avx2(const unsigned char *restrict image, size_t stride, int width, int height,
                                 float x0, float y0, float dxc, float dyc, float dxr, float dyr,
                                 int size, float scale, float offset, int black_outside, float *restrict out) {
     int32_t qxs[8], qys[8];
-    float r[8], g[8], b[8];
     const __m256i zero = _mm256_setzero_si256(), w = _mm256_set1_epi32(width - 1), h = _mm256_set1_epi32(height - 1);
     const __m256i three = _mm256_set1_epi32(3), strideV = _mm256_set1_epi32((int)stride), low5 = _mm256_set1_epi32(31);
-    const __m256i thirtyTwo = _mm256_set1_epi32(32), one = _mm256_set1_epi32(1);
+    const __m256i one = _mm256_set1_epi32(1);
     // The last pixel's offset, and whether clamped reads are possible (at least 4 bytes of image).
     const __m256i lastPixel = _mm256_set1_epi32((int)((size_t)(height - 1) * stride + (size_t)(width - 1) * 3));
     const int clampable = width >= 1 && height >= 1 && (size_t)(height - 1) * stride + (size_t)width * 3 >= 4;
@@ -181,6 +202,8 @@ static FG_AVX2 void sample_avx2(const unsigned char *restrict image, size_t stri
                                               _mm256_or_si256(_mm256_cmpgt_epi32(ix, _mm256_sub_epi32(w, _mm256_set1_epi32(1))),
                                                               _mm256_cmpgt_epi32(iy, _mm256_sub_epi32(h, _mm256_set1_epi32(1)))));
             __m256i tx = _mm256_and_si256(qx, low5), ty = _mm256_and_si256(qy, low5);
+            __m256i wTop, wBottom;
+            weights_avx2(tx, ty, &wTop, &wBottom);
             if (!_mm256_testz_si256(outside, outside)) {
                 if (black_outside || !clampable) {
                     _mm256_storeu_si256((__m256i *)qxs, qx);
@@ -197,24 +220,10 @@ static FG_AVX2 void sample_avx2(const unsigned char *restrict image, size_t stri
                 __m256i c0 = _mm256_mullo_epi32(x0, three), c1 = _mm256_mullo_epi32(x1, three);
                 __m256i g00 = gather_pixel(image, _mm256_add_epi32(r0, c0), lastPixel), g10 = gather_pixel(image, _mm256_add_epi32(r0, c1), lastPixel);
                 __m256i g01 = gather_pixel(image, _mm256_add_epi32(r1, c0), lastPixel), g11 = gather_pixel(image, _mm256_add_epi32(r1, c1), lastPixel);
-                __m256i ux = _mm256_sub_epi32(thirtyTwo, tx), uy = _mm256_sub_epi32(thirtyTwo, ty);
-                __m256i wTop = _mm256_or_si256(_mm256_mullo_epi32(ux, uy), _mm256_slli_epi32(_mm256_mullo_epi32(tx, uy), 16));
-                __m256i wBottom = _mm256_or_si256(_mm256_mullo_epi32(ux, ty), _mm256_slli_epi32(_mm256_mullo_epi32(tx, ty), 16));
-                _mm256_storeu_ps(r, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(channel4_avx2(g00, g10, g01, g11, 0, wTop, wBottom)), scaleV), offsetV));
-                _mm256_storeu_ps(g, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(channel4_avx2(g00, g10, g01, g11, 1, wTop, wBottom)), scaleV), offsetV));
-                _mm256_storeu_ps(b, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(channel4_avx2(g00, g10, g01, g11, 2, wTop, wBottom)), scaleV), offsetV));
-                for (int j = 0; j < 8; j++) {
-                    chunk[3 * j] = r[j];
-                    chunk[3 * j + 1] = g[j];
-                    chunk[3 * j + 2] = b[j];
-                }
+                store_rgb_avx2(chunk, channel4_avx2(g00, g10, g01, g11, 0, wTop, wBottom), channel4_avx2(g00, g10, g01, g11, 1, wTop, wBottom),
+                               channel4_avx2(g00, g10, g01, g11, 2, wTop, wBottom), scaleV, offsetV);
                 continue;
             }
-            __m256i ux = _mm256_sub_epi32(thirtyTwo, tx), uy = _mm256_sub_epi32(thirtyTwo, ty);
-            __m256i w00 = _mm256_mullo_epi32(ux, uy), w10 = _mm256_mullo_epi32(tx, uy);
-            __m256i w01 = _mm256_mullo_epi32(ux, ty), w11 = _mm256_mullo_epi32(tx, ty);
-            __m256i wTop = _mm256_or_si256(w00, _mm256_slli_epi32(w10, 16));
-            __m256i wBottom = _mm256_or_si256(w01, _mm256_slli_epi32(w11, 16));
             // Byte offsets of the top-left neighbour; the image is smaller than 2^31 bytes (checked).
             __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(iy, strideV), _mm256_mullo_epi32(ix, three));
             __m256i below = _mm256_add_epi32(at, strideV);
@@ -223,15 +232,8 @@ static FG_AVX2 void sample_avx2(const unsigned char *restrict image, size_t stri
             // further (the right neighbour's R, G, B as bytes 1–3): never past the right neighbour's B.
             __m256i g0 = _mm256_i32gather_epi32(base, at, 1), g1 = _mm256_i32gather_epi32(base2, at, 1);
             __m256i g2 = _mm256_i32gather_epi32(base, below, 1), g3 = _mm256_i32gather_epi32(base2, below, 1);
-            // value × scale + offset rounded twice, as the scalar build does (no fused multiply-add).
-            _mm256_storeu_ps(r, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(channel_avx2(g0, g1, g2, g3, 0, wTop, wBottom)), scaleV), offsetV));
-            _mm256_storeu_ps(g, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(channel_avx2(g0, g1, g2, g3, 1, wTop, wBottom)), scaleV), offsetV));
-            _mm256_storeu_ps(b, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(channel_avx2(g0, g1, g2, g3, 2, wTop, wBottom)), scaleV), offsetV));
-            for (int j = 0; j < 8; j++) {
-                chunk[3 * j] = r[j];
-                chunk[3 * j + 1] = g[j];
-                chunk[3 * j + 2] = b[j];
-            }
+            store_rgb_avx2(chunk, channel_avx2(g0, g1, g2, g3, 0, wTop, wBottom), channel_avx2(g0, g1, g2, g3, 1, wTop, wBottom),
+                           channel_avx2(g0, g1, g2, g3, 2, wTop, wBottom), scaleV, offsetV);
         }
         ax += sx * col;
         ay += sy * col;
