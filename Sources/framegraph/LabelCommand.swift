@@ -1,5 +1,6 @@
 import FFmpegSupport
 import Foundation
+import ModelDeployment
 import FrameGraph
 import FrameGraphInference
 
@@ -8,7 +9,7 @@ import FrameGraphInference
 /// labels; a video prints one line per frame. With `--json`: one JSON object per photo, JSON Lines
 /// per video frame (`{"file", "index", "time", "labels": [{"text", "confidence", "index"}]}`).
 struct LabelCommand {
-    static let valued: Set<String> = ["model", "threshold", "max-results", "crop", "threads"]
+    static let valued: Set<String> = ["model", "threshold", "max-results", "crop", "threads", "machine-config"]
     static let switches: Set<String> = ["json"]
     let arguments: Arguments
 
@@ -25,6 +26,8 @@ struct LabelCommand {
             throw Arguments.UsageError(description: "label needs photos or videos, e.g. framegraph label photo.jpg clip.mp4")
         }
         let specs = ImageLabelerOptions.Specs.self
+        // --model may also be an archive (.fgarchive) or a hosted model (collection:NAME/ENTRY).
+        if let config = arguments.value("machine-config") { ModelReference.machineConfigPath = config }
         var options = ImageLabelerOptions(localModel: LocalModel(path: arguments.value("model") ?? specs.model.defaultValue))
         options.confidenceThreshold = try arguments.number("threshold", in: 0...1).map(Float.init)
         options.maxResultCount = try arguments.integer("max-results", default: specs.maxResults.defaultValue, in: 1...1000)

@@ -2,6 +2,7 @@ import Foundation
 import FrameGraph
 import FrameGraphInference
 import MetalTensorImport
+import ModelDeployment
 import ModelStore
 import TFLiteImport
 import NeuralGraph
@@ -10,7 +11,7 @@ import XNNPACKRuntime
 /// `framegraph model info MODEL` and `framegraph model bench MODEL`.
 struct ModelCommand {
     static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir", "model-budget",
-                                      "precision", "weights", "map"]
+                                      "precision", "weights", "map", "machine-config"]
     static let switches: Set<String> = ["all-layers"]
     let arguments: Arguments
 
@@ -24,10 +25,23 @@ struct ModelCommand {
         let threads = try arguments.integer("threads", default: 1, in: 1...64)
         let limits = try ModelCommand.limits(arguments)
         let start = Date()
-        let path = try ModelLoader.resolve(words[2])
+        // An archive (.fgarchive) or a hosted model (collection:NAME/ENTRY) is opened in memory first.
+        var archiveLines: [String] = []
+        if ModelReference.needsResolving(words[2]) {
+            if let config = arguments.value("machine-config") { ModelReference.machineConfigPath = config }
+            if !ModelReference.isCollection(words[2]) {
+                let m = try ModelArchive.manifest(path: words[2])
+                archiveLines = ["archive \(words[2]): \(m.name) \(m.version), \(m.modelFormat), files \(m.files.map(\.name).joined(separator: ", "))"
+                                + (m.encryption.map { ", encrypted (\($0.algorithm), team key \($0.keyID))" } ?? ", not encrypted")]
+            }
+        }
+        let resolved = try ModelReference.resolve(words[2], fallback: nil, roots: [], warn: { _ in })
+        if ModelReference.isCollection(words[2]) { archiveLines = ["source: \(resolved.source)"] }
+        let path = resolved.path
         let graph = try load(path, limits: limits)
         let loadSeconds = Date().timeIntervalSince(start)
         if words[1] == "info" {
+            for line in archiveLines { print(line) }
             print(info(graph, path: path))
             return 0
         }
