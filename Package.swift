@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "ModelStore", "FrameGraphCamera",
                                                               "FrameGraphDraw", "FrameGraphDisplay"]),
         // Micro-benchmarks that print figures (Lab conversion …).
-        .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw"]),
+        .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw", "CFrameGraphKernels"]),
         // The command-line tool.
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera",
                                                              "XNNPACKRuntime", "NeuralGraph", "ModelStore", "FrameGraphMedia", "FrameGraphDisplay", "TFLiteImport",

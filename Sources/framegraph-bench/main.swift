@@ -9,6 +9,10 @@
 //   swift run -c release framegraph-bench annotate [WxH] [runs]   the annotate node drawing 10 labelled
 //       boxes, 500 landmark points and 5 text lines onto a copy of a yuv420p and an rgb24 frame
 //       (default 640x480): drawing alone and with the frame copy, interleaved, ms
+//   swift run -c release framegraph-bench region [runs]   the face mesh's rotated 192×192 region
+//       sampled from a 640×480 rgb24 frame (OpenCV's fixed-point warp): the scalar build vs the AVX2
+//       build, a region inside the frame and one half past its edge, interleaved, µs
+import CFrameGraphKernels
 import FFmpegSupport
 import FrameGraph
 import FrameGraphDraw
@@ -140,6 +144,27 @@ case "annotate":
         print(String(format: "annotate %dx%d %@: drawing %.3f ms, copy + drawing (the node) %.3f ms (medians of %d, interleaved; 10 boxes, 500 points, 5 text lines)",
                      w, h, format.description, median(drawOnly), median(whole), runs))
     }
+case "region":
+    let runs = Int(arguments.dropFirst().first ?? "300") ?? 300
+    let (w, h) = (640, 480)
+    var rng: UInt64 = 1
+    let image = (0..<(w * h * 3)).map { _ -> UInt8 in rng = rng &* 6364136223846793005 &+ 1442695040888963407; return UInt8(truncatingIfNeeded: rng >> 33) }
+    var out = [Float](repeating: 0, count: 192 * 192 * 3)
+    for (label, side, cx, cy) in [("inside", Float(200), Float(320), Float(240)), ("half past the edge", Float(400), Float(320), Float(400))] {
+        let angle: Float = 0.2, c = cos(angle), sn = sin(angle), step = side / 192, a0 = -0.5 * side
+        let ox = cx + c * a0 - sn * a0, oy = cy + sn * a0 + c * a0
+        var scalar: [Double] = [], vector: [Double] = []
+        for _ in 0..<runs {
+            for simd in [Int32(0), 1] {
+                let t = milliseconds {
+                    fg_sample_grid_rgb24_with(image, w * 3, Int32(w), Int32(h), ox, oy, c * step, sn * step, -sn * step, c * step, 192, 1 / 255, 0, 0, simd, &out)
+                }
+                if simd == 0 { scalar.append(t) } else { vector.append(t) }
+            }
+        }
+        print(String(format: "region 192x192 from 640x480 rgb24, %@: scalar %.1f µs, AVX2 %.1f µs (medians of %d, interleaved)",
+                     label, median(scalar) * 1000, median(vector) * 1000, runs))
+    }
 default:
-    print("usage: framegraph-bench lab [runs] | prep [WxH] [runs] | recombine [WxH] [runs] | annotate [WxH] [runs]")
+    print("usage: framegraph-bench lab [runs] | prep [WxH] [runs] | recombine [WxH] [runs] | annotate [WxH] [runs] | region [runs]")
 }
