@@ -82,7 +82,14 @@ public struct CollectionUpdater: Sendable {
     private func fetchArchive(_ e: CollectionManifest.Entry, entry: String, progress: @escaping @Sendable (String, HTTPClient.Progress) -> Void) throws -> Int64 {
         let partial = cache.partialPath(sha256: e.sha256)
         let before = Int64(JSONFile.size(of: partial) ?? 0)
-        let digest = try client.download(config.server + e.archive, to: partial, expectedSize: Int64(e.size)) { progress(entry, $0) }
+        let digest: String
+        do {
+            digest = try client.download(config.server + e.archive, to: partial, expectedSize: Int64(e.size)) { progress(entry, $0) }
+        } catch {
+            // Resumed across this pull's attempts; a pull that fails leaves no partial file behind.
+            unlink(partial)
+            throw error
+        }
         guard digest == e.sha256 else {
             unlink(partial)
             throw DeploymentError.digestMismatch(what: "\(config.server)\(e.archive) (entry \(entry))", expected: e.sha256, got: digest)

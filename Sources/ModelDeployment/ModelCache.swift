@@ -6,7 +6,8 @@ import Foundation
 /// ```
 /// CACHE/.lock                               flock: exclusive to change, shared to read
 /// CACHE/archives/SHA256.fgarchive           verified archives (encrypted ones stay encrypted)
-/// CACHE/partial/SHA256.partial              a download in progress (resumed after a cut; never loaded,
+/// CACHE/partial/SHA256.partial              a download in progress (resumed after a cut within the
+///                                           pull's attempts; removed when the pull fails; never loaded,
 ///                                           never in archives/ until its SHA-256 is checked)
 /// CACHE/collections/NAME/index.json(.sig)   the newest manifest accepted (signature checked)
 /// CACHE/collections/NAME/active.json        the deployment runs use: switched only when all its

@@ -339,6 +339,8 @@ final class DeployFixture: Sendable {
     func expectNothingUnverifiedCached(_ cache: String, _ name: String) throws {
         let archives = (try? FileManager.default.contentsOfDirectory(atPath: cache + "/archives")) ?? []
         #expect(archives.isEmpty, "\(name): \(archives)")
+        let partial = (try? FileManager.default.contentsOfDirectory(atPath: cache + "/partial")) ?? []
+        #expect(partial.isEmpty, "\(name): a partial download left in the cache: \(partial)")
         #expect(!FileManager.default.fileExists(atPath: cache + "/collections/FlowerModels/active.json"), "\(name)")
     }
 
