@@ -1,22 +1,19 @@
 import Foundation
+import NeuralGraph
 
 /// Reading and writing the small JSON files of deployment (keys, manifests, machine configs, the
 /// cache's state): bounded reads, decoding errors that name the field, and atomic writes.
 enum JSONFile {
-    /// Reads a regular file of at most `maxBytes`.
+    /// Reads a regular file of at most `maxBytes` (through ``ModelFile/read(_:maxBytes:what:)``: checked
+    /// before it is read, so a FIFO does not block and a huge file is not read).
     static func read(_ path: String, maxBytes: Int) throws -> Data {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw DeploymentError.invalidFile(path: path, reason: errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
+        do {
+            return try ModelFile.read(path, maxBytes: Int64(maxBytes), what: "regular file")
+        } catch .malformed(_, let reason, _) {
+            throw DeploymentError.invalidFile(path: path, reason: reason)
+        } catch {
+            throw DeploymentError.invalidFile(path: path, reason: "\(error)")
         }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw DeploymentError.invalidFile(path: path, reason: "not a regular file") }
-        guard Int(info.st_size) <= maxBytes else {
-            throw DeploymentError.invalidFile(path: path, reason: "\(info.st_size) bytes, over the limit of \(maxBytes) for this kind of file")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw DeploymentError.invalidFile(path: path, reason: "cannot read it (permission denied?)")
-        }
-        return data
     }
 
     /// Decodes `data` as `T`; a failure names the field (`deployments.spring.entries`) and what was wrong.

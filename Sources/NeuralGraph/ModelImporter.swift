@@ -38,7 +38,8 @@ public enum ModelFile {
         return FileManager.default.fileExists(atPath: path)
     }
 
-    public static func read(_ path: String, maxBytes: Int64) throws(ModelError) -> Data {
+    /// `what` names the kind of file in the error for a folder, FIFO or device ("model file").
+    public static func read(_ path: String, maxBytes: Int64, what: String = "model file") throws(ModelError) -> Data {
         if MemoryModelFiles.isMemoryPath(path) {
             guard let data = MemoryModelFiles.data(at: path) else {
                 throw ModelError.malformed(file: path, reason: "no such file (in memory)", offset: nil)
@@ -62,7 +63,7 @@ public enum ModelFile {
             case S_IFSOCK: kind = "a socket"
             default: kind = "not a regular file"
             }
-            throw ModelError.malformed(file: path, reason: "is \(kind), not a model file", offset: nil)
+            throw ModelError.malformed(file: path, reason: "is \(kind), not a \(what)", offset: nil)
         }
         guard Int64(info.st_size) <= maxBytes else {
             throw ModelError.malformed(file: path, reason: "the file is \(info.st_size) bytes, over the limit of \(maxBytes) bytes", offset: nil)
