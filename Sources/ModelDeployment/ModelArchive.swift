@@ -83,25 +83,36 @@ public enum ModelArchive {
         return manifest
     }
 
-    /// The manifest of the archive `bytes` (nothing decrypted), and where the payload starts.
-    public static func manifest(of bytes: [UInt8], name: String) throws -> (manifest: ArchiveManifest, payloadStart: Int) {
-        guard bytes.count >= 12, Array(bytes[0..<8]) == magic else {
+    /// The header length from an archive's first 12 bytes (signature checked).
+    static func headerLength(_ head: ArraySlice<UInt8>, name: String) throws -> Int {
+        guard head.count >= 12, Array(head.prefix(8)) == magic else {
             throw DeploymentError.invalidArchive(name: name, reason: "no 'FGARCHV1' signature", offset: 0)
         }
-        let length = Int(UInt32(bytes[8]) | UInt32(bytes[9]) << 8 | UInt32(bytes[10]) << 16 | UInt32(bytes[11]) << 24)
+        let b = Array(head.prefix(12))
+        let length = Int(UInt32(b[8]) | UInt32(b[9]) << 8 | UInt32(b[10]) << 16 | UInt32(b[11]) << 24)
         guard length >= 2, length <= maxHeaderBytes else {
             throw DeploymentError.invalidArchive(name: name, reason: "header length \(length) is not within 2 … \(maxHeaderBytes)", offset: 8)
         }
-        guard bytes.count >= 12 + length else {
-            throw DeploymentError.invalidArchive(name: name, reason: "the header runs past the end of the file (\(bytes.count) bytes)", offset: 12)
-        }
+        return length
+    }
+
+    /// The manifest decoded from the header bytes and checked.
+    static func decodeManifest(_ header: Data, name: String) throws -> ArchiveManifest {
         let manifest: ArchiveManifest
-        do {
-            manifest = try JSONFile.decode(ArchiveManifest.self, from: Data(bytes[12..<(12 + length)]), name: name + " (manifest)")
-        } catch let DeploymentError.invalidFile(_, reason) {
+        do { manifest = try JSONFile.decode(ArchiveManifest.self, from: header, name: name + " (manifest)") } catch let DeploymentError.invalidFile(_, reason) {
             throw DeploymentError.invalidArchive(name: name, reason: "manifest: \(reason)", offset: 12)
         }
         try manifest.validate(name: name)
+        return manifest
+    }
+
+    /// The manifest of the archive `bytes` (nothing decrypted), and where the payload starts.
+    public static func manifest(of bytes: [UInt8], name: String) throws -> (manifest: ArchiveManifest, payloadStart: Int) {
+        let length = try headerLength(bytes.prefix(12), name: name)
+        guard bytes.count >= 12 + length else {
+            throw DeploymentError.invalidArchive(name: name, reason: "the header runs past the end of the file (\(bytes.count) bytes)", offset: 12)
+        }
+        let manifest = try decodeManifest(Data(bytes[12..<(12 + length)]), name: name)
         let expected = 12 + length + manifest.size + (manifest.encryption == nil ? 0 : 16)
         guard bytes.count == expected else {
             throw DeploymentError.invalidArchive(name: name, reason: "the file is \(bytes.count) bytes; its manifest says \(expected)",
@@ -155,22 +166,10 @@ public enum ModelArchive {
     public static func manifest(path: String) throws -> ArchiveManifest {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw DeploymentError.invalidFile(path: path, reason: "cannot open it") }
         defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
-        guard head.count == 12, Array(head[0..<8]) == magic else {
-            throw DeploymentError.invalidArchive(name: path, reason: "no 'FGARCHV1' signature", offset: 0)
-        }
-        let length = Int(UInt32(head[8]) | UInt32(head[9]) << 8 | UInt32(head[10]) << 16 | UInt32(head[11]) << 24)
-        guard length >= 2, length <= maxHeaderBytes else {
-            throw DeploymentError.invalidArchive(name: path, reason: "header length \(length) is not within 2 … \(maxHeaderBytes)", offset: 8)
-        }
+        let length = try headerLength([UInt8]((try? handle.read(upToCount: 12)) ?? Data())[...], name: path)
         let header = (try? handle.read(upToCount: length)) ?? Data()
         guard header.count == length else { throw DeploymentError.invalidArchive(name: path, reason: "the header runs past the end of the file", offset: 12) }
-        let manifest: ArchiveManifest
-        do { manifest = try JSONFile.decode(ArchiveManifest.self, from: header, name: path) } catch let DeploymentError.invalidFile(_, reason) {
-            throw DeploymentError.invalidArchive(name: path, reason: "manifest: \(reason)", offset: 12)
-        }
-        try manifest.validate(name: path)
-        return manifest
+        return try decodeManifest(header, name: path)
     }
 }
 
