@@ -22,15 +22,8 @@ public enum Crypto {
 
     /// SHA-256 of a file read in pieces (never whole into memory), nil when it cannot be read.
     public static func sha256(fileAt path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
         let hasher = SHA256Stream()
-        while true {
-            let chunk: Data?
-            do { chunk = try handle.read(upToCount: 1 << 20) } catch { return nil }
-            guard let chunk, !chunk.isEmpty else { break }  // nil or empty at the end
-            hasher.update(chunk)
-        }
+        guard hasher.update(fileAt: path) != nil else { return nil }
         return hasher.finish()
     }
 
@@ -105,6 +98,21 @@ public final class SHA256Stream {
     public func update(_ bytes: some ContiguousBytes) {
         guard let state else { return }
         bytes.withUnsafeBytes { raw in _ = fg_sha256_update(state, raw.bindMemory(to: UInt8.self).baseAddress, raw.count) }
+    }
+
+    /// Feeds a file's bytes, read in 1 MiB pieces; returns how many, nil when it cannot be read.
+    @discardableResult
+    public func update(fileAt path: String) -> Int64? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var count: Int64 = 0
+        while true {
+            let chunk: Data?
+            do { chunk = try handle.read(upToCount: 1 << 20) } catch { return nil }
+            guard let chunk, !chunk.isEmpty else { return count }  // nil or empty at the end
+            update(chunk)
+            count += Int64(chunk.count)
+        }
     }
 
     /// The digest as hex; the stream cannot be used afterwards.

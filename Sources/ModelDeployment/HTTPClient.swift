@@ -51,7 +51,7 @@ public struct HTTPClient: Sendable {
             if have > expectedSize { unlink(partialPath); have = 0 }
             let hasher = SHA256Stream()
             if have > 0 {
-                guard Self.hash(fileAt: partialPath, into: hasher) == have else {
+                guard hasher.update(fileAt: partialPath) == have else {
                     unlink(partialPath)
                     continue
                 }
@@ -97,18 +97,6 @@ public struct HTTPClient: Sendable {
 
     static func isPermanent(_ reason: String) -> Bool {
         reason.contains("SSL certificate problem") || reason.contains("more than the") || reason.contains("SSL: no alternative certificate subject name")
-    }
-
-    /// Feeds a file's bytes to `hasher`; returns how many.
-    private static func hash(fileAt path: String, into hasher: SHA256Stream) -> Int64 {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return -1 }
-        defer { try? handle.close() }
-        var count: Int64 = 0
-        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(chunk)
-            count += Int64(chunk.count)
-        }
-        return count
     }
 
     /// One request with retries (or one attempt); `body` gets each chunk (false aborts).
