@@ -13,7 +13,7 @@ public struct CollectionUpdater: Sendable {
     public init(config: MachineConfig) {
         self.config = config
         cache = ModelCache(root: config.cachePath)
-        client = HTTPClient(caFile: config.caPath, timeout: config.timeout, attempts: config.downloadAttempts)
+        client = config.httpClient
         machine = MachineProfile.current(deviceClass: config.deviceClass)
     }
 
@@ -25,6 +25,15 @@ public struct CollectionUpdater: Sendable {
         /// Bytes downloaded.
         public var downloadedBytes: Int64
         public var changed: Bool { previous?.deployment != active.deployment || previous?.entries != active.entries }
+    }
+
+    /// What a first use of `collection` gets: the cache's active deployment, or (nothing cached)
+    /// the collection downloaded now, within the machine's metered-network condition.
+    /// `fromCache` says which.
+    public func activeOrDownload(_ collection: String) throws -> (active: ModelCache.ActiveDeployment, fromCache: Bool) {
+        if let active = try cache.withLock(exclusive: false, { try cache.active(collection) }) { return (active, true) }
+        try ModelDownloadConditions(config: config).check(config: config, background: false)
+        return (try update(collection).active, false)
     }
 
     /// Fetches and verifies `collection`'s manifest (not yet trusted for anything until verified).

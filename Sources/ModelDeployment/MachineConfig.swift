@@ -113,4 +113,13 @@ public struct MachineConfig: Codable, Sendable, Equatable {
 
     var timeout: Double { timeoutSeconds ?? 20 }
     var downloadAttempts: Int { attempts ?? 3 }
+
+    /// The HTTP(S) client these settings make (CA file, timeouts, attempts).
+    public var httpClient: HTTPClient { HTTPClient(caFile: caPath, timeout: timeout, attempts: downloadAttempts) }
+
+    /// The team key `id`: from this machine's key store, else fetched from the key service once
+    /// (`ModelError.keyFetch` when it cannot be).
+    public func teamKey(id: String) throws -> TeamKey {
+        try KeyStore(path: ModelCache(root: cachePath).keystorePath).key(id: id, config: self, client: httpClient)
+    }
 }

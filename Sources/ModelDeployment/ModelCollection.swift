@@ -42,15 +42,11 @@ public struct ModelCollection: Sendable {
     /// background check for a newer deployment (used from the next access) unless `checkForUpdates` is false.
     public static func beginAccessing(identifier: String, configuration: MachineConfig, checkForUpdates: Bool = true) async throws -> ModelCollection {
         let updater = CollectionUpdater(config: configuration)
-        if let active = try updater.cache.withLock(exclusive: false, { try updater.cache.active(identifier) }) {
-            if checkForUpdates {
-                Task.detached(priority: .background) { _ = try? updater.update(identifier) }
-            }
-            return ModelCollection(active: active, config: configuration)
+        let (active, fromCache) = try await Task.detached { try updater.activeOrDownload(identifier) }.value
+        if fromCache && checkForUpdates {
+            Task.detached(priority: .background) { _ = try? updater.update(identifier) }
         }
-        try ModelDownloadConditions(config: configuration).check(config: configuration, background: false)
-        let outcome = try await Task.detached { try updater.update(identifier) }.value
-        return ModelCollection(active: outcome.active, config: configuration)
+        return ModelCollection(active: active, config: configuration)
     }
 
     init(active: ModelCache.ActiveDeployment, config: MachineConfig) {
@@ -91,11 +87,7 @@ public struct ModelCollection: Sendable {
             }
             throw DeploymentError.digestMismatch(what: "\(path) (cached; run `framegraph models pull \(collection)`)", expected: e.sha256, got: read.digest)
         }
-        var key: TeamKey?
-        if let id = e.keyID {
-            key = try KeyStore(path: cache.keystorePath).key(id: id, config: config,
-                                                               client: HTTPClient(caFile: config.caPath, timeout: config.timeout, attempts: config.downloadAttempts))
-        }
+        let key = try e.keyID.map { try config.teamKey(id: $0) }
         let (manifest, files) = try ModelArchive.open(bytes: bytes, name: "\(collection)/\(name) (\(e.sha256.prefix(12)))", key: key)
         let folder = MemoryModelFiles.register(files)
         return Loaded(path: folder + "/" + manifest.model, folder: folder)

@@ -81,14 +81,9 @@ public enum ModelReference {
             }
         }
         if reference.lowercased().hasSuffix("." + ModelArchive.fileExtension) {
-            let file = try archiveFile(reference, roots: roots)
+            let file = try ModelLoader.resolve(reference, roots: roots)
             let manifest = try ModelArchive.manifest(path: file)
-            var key: TeamKey?
-            if let id = manifest.encryption?.keyID {
-                let config = try machineConfig()
-                key = try KeyStore(path: ModelCache(root: config.cachePath).keystorePath)
-                    .key(id: id, config: config, client: HTTPClient(caFile: config.caPath, timeout: config.timeout, attempts: config.downloadAttempts))
-            }
+            let key = try manifest.encryption.map { try machineConfig().teamKey(id: $0.keyID) }
             let (m, files) = try ModelArchive.open(path: file, key: key)
             let folder = MemoryModelFiles.register(files)
             return Resolved(path: folder + "/" + m.model, source: "archive \(reference) (\(m.name) \(m.version))", usedFallback: false, memoryFolder: folder)
@@ -97,27 +92,11 @@ public enum ModelReference {
         return Resolved(path: path, source: path, usedFallback: false)
     }
 
-    static func archiveFile(_ reference: String, roots: [String]) throws -> String {
-        if FileManager.default.fileExists(atPath: reference) || reference.hasPrefix("/") { return reference }
-        for root in roots {
-            let path = URL(fileURLWithPath: root).appendingPathComponent(reference).path
-            if FileManager.default.fileExists(atPath: path) { return path }
-        }
-        return reference
-    }
-
     /// This machine's model for `collection`/`entry`: the active deployment in the cache, else the
     /// collection downloaded now.
     public static func resolveCollection(_ collection: String, entry: String) throws -> Resolved {
         let config = try machineConfig()
-        let updater = CollectionUpdater(config: config)
-        var active = try updater.cache.withLock(exclusive: false) { try updater.cache.active(collection) }
-        if active == nil {
-            // The first use downloads now (the pipeline needs it), within the machine's conditions.
-            try ModelDownloadConditions(config: config).check(config: config, background: false)
-            active = try updater.update(collection).active
-        }
-        guard let active else { throw DeploymentError.notFound("collection '\(collection)' has no deployment for this machine") }
+        let active = try CollectionUpdater(config: config).activeOrDownload(collection).active
         guard let e = active.entries[entry] else {
             throw DeploymentError.notFound("collection '\(collection)', deployment '\(active.deployment)' has no entry '\(entry)' (it has \(active.entries.keys.sorted().joined(separator: ", ")))")
         }

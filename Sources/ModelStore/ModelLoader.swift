@@ -13,13 +13,16 @@ import TFLiteImport
 public enum ModelLoader {
     /// Model formats FrameGraph imports, by file extension.
     public static let extensions = ["tflite", "onnx", "plist"]
+    /// Extensions that make a reference a path (looked for below the roots, never by name): the
+    /// model formats and deployment archives (`.fgarchive`, opened by ModelDeployment).
+    static let pathExtensions = extensions + ["fgarchive"]
 
     /// The file a model reference points to. Bare names are looked up below the working directory
     /// and below each of `roots` (the CLI passes the project folder of the pipeline file, so a
     /// pipeline runs from any working directory).
     public static func resolve(_ reference: String, roots: [String] = []) throws -> String {
         if ModelFile.exists(reference) { return reference }
-        if reference.contains("/") || extensions.contains(where: { reference.hasSuffix("." + $0) }) {
+        if reference.contains("/") || pathExtensions.contains(where: { reference.lowercased().hasSuffix("." + $0) }) {
             // A relative path is also tried below each root (a pipeline's project folder).
             var searched = [reference]
             if !reference.hasPrefix("/") {

@@ -90,7 +90,7 @@ final class ModelUpdateChecker: @unchecked Sendable {
 
     private func check(_ collection: String, config: MachineConfig, conditions: ModelDownloadConditions, announced: inout Set<String>) {
         let updater = CollectionUpdater(config: config)
-        if !conditions.allowsBackgroundDownloading || (!conditions.allowsMeteredNetwork && NetworkMonitor.isMetered(config: config)) {
+        if (try? conditions.check(config: config, background: true)) == nil {
             if let (m, _, _) = try? updater.fetchManifest(collection), let active = try? updater.cache.active(collection), m.sequence > active.sequence,
                announced.insert("\(collection)#\(m.sequence)").inserted {
                 warn("collection \(collection): sequence \(m.sequence) is published; the download conditions do not allow a background download (run `framegraph models pull \(collection)`)")

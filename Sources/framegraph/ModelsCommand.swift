@@ -32,10 +32,8 @@ struct ModelsCommand {
             return 0
         case "pull":
             guard w.count >= 2 else { throw Arguments.UsageError(description: "usage: framegraph models pull COLLECTION… [--machine-config FILE]") }
-            let conditions = ModelDownloadConditions(config: config)
-            if !conditions.allowsMeteredNetwork && NetworkMonitor.isMetered(config: config) {
-                throw DeploymentError.conditionsNotMet("the network is metered and the machine config does not allow metered downloads (allowMeteredDownloads)")
-            }
+            // A foreground download: only the metered-network condition applies.
+            try ModelDownloadConditions(config: config).check(config: config, background: false)
             let showBar = !arguments.has("quiet") && isatty(STDERR_FILENO) == 1
             for collection in w.dropFirst() {
                 let bar = ProgressBar(enabled: showBar)
