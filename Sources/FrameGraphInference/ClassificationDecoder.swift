@@ -41,9 +41,11 @@ public final class ClassificationDecoder: OutputDecoder {
 
     /// Reads a labels file (at most 1 MiB, UTF-8, one label per line).
     public static func labels(path: String, format: LabelFormat) throws -> [String] {
-        let data = MemoryModelFiles.isMemoryPath(path) ? try ModelFile.read(path, maxBytes: 1 << 20)  // beside a decrypted model
-            : try FileCheck.read(path, what: "labels file", maxBytes: 1 << 20)
-        let text = String(decoding: data, as: UTF8.self)
+        labels(text: String(decoding: try FileCheck.read(path, what: "labels file", maxBytes: 1 << 20), as: UTF8.self), format: format)
+    }
+
+    /// The labels of a labels file's text: one per line, a final newline ignored.
+    public static func labels(text: String, format: LabelFormat) -> [String] {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { raw in
             let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)
             guard format == .synset, let space = line.firstIndex(of: " ") else { return line }

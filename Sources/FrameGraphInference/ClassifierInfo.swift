@@ -95,7 +95,9 @@ public struct ClassifierInfo: Sendable, Equatable {
         if info.labels.isEmpty {
             let beside = URL(fileURLWithPath: path).deletingPathExtension().appendingPathExtension("labels.txt").path
             if ModelFile.exists(beside) {
-                info.labels = try ClassificationDecoder.labels(path: beside, format: .plain)
+                // Through ModelFile: beside a decrypted model, the labels are in memory too.
+                info.labels = ClassificationDecoder.labels(text: String(decoding: try ModelFile.read(beside, maxBytes: 1 << 20, what: "labels file"), as: UTF8.self),
+                                                           format: .plain)
                 info.labelSource = beside
             }
         }
