@@ -358,17 +358,24 @@ def main():
         if batch is not None and batch.poll() is None:
             batch.kill()
             batch.wait()
-        n = stop_cluster(ray_dir)
-        leftover = [pid for pid, (_, cmd) in processes().items() if ray_dir in cmd]
-        if leftover:
-            log("WARNING: Ray processes still running: %s" % leftover)
-        else:
-            log("cluster stopped (%d processes killed)" % n)
-        if ok or os.environ.get("KEEP") != "1":
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            log("kept %s for inspection" % work)
+        tear_down(ray_dir, work, ok)
     return 0
+
+
+def tear_down(ray_dir, work, ok, say=None):
+    """Stops the test's cluster, says whether any Ray process outlived it, and deletes the work
+    folder (kept after a failure when KEEP=1)."""
+    say = say or log
+    n = stop_cluster(ray_dir)
+    leftover = [pid for pid, (_, cmd) in processes().items() if ray_dir in cmd]
+    if leftover:
+        say("WARNING: Ray processes still running: %s" % leftover)
+    else:
+        say("cluster stopped (%d processes killed)" % n)
+    if ok or os.environ.get("KEEP") != "1":
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        say("kept %s for inspection" % work)
 
 
 def _terminate(signum, frame):

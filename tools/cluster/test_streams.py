@@ -16,7 +16,6 @@ stopped at the end, whatever happens.
 import glob
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -134,12 +133,7 @@ def main():
         if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait()
-        n = tc.stop_cluster(ray_dir)
-        log("cluster stopped (%d processes killed)" % n)
-        if ok or os.environ.get("KEEP") != "1":
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            log("kept %s for inspection" % work)
+        tc.tear_down(ray_dir, work, ok, say=log)
     return 0
 
 
