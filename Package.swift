@@ -50,7 +50,7 @@ let package = Package(
         // MetalTensor plist + json + bin → graph IR (plist reader, MPS window rules, float16 emulation).
         .target(name: "MetalTensorImport", dependencies: ["NeuralGraph", "CZlib"]),
         // Runs the graph IR through XNNPACK's subgraph runtime, with own kernels for what it lacks.
-        .target(name: "XNNPACKRuntime", dependencies: ["NeuralGraph", "CXNNPACK"]),
+        .target(name: "XNNPACKRuntime", dependencies: ["NeuralGraph", "CXNNPACK", "CFrameGraphKernels"]),
         // Core: frames, pixel formats, buffer pool, nodes, graph, scheduler, clocks, stats, tracing.
         .target(name: "FrameGraph"),
         // Thin owning Swift wrappers over FFmpeg (free in deinit, errors thrown with FFmpeg's message).
@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "TestSupport"]),
         .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
         .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "FrameGraph", "TestSupport"]),
-        .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "TestSupport"]),
+        .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "ONNXImport", "CFrameGraphKernels", "TestSupport"]),
         .testTarget(name: "FrameGraphInferenceTests", dependencies: ["FrameGraphInference", "FrameGraph", "FFmpegSupport", "FrameGraphFilters",
                                                                   "FrameGraphMedia", "NeuralGraph", "ModelStore", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),

@@ -1,3 +1,4 @@
+import CFrameGraphKernels
 import CXNNPACK
 import Foundation
 import NeuralGraph
@@ -23,9 +24,32 @@ public final class Predictor: @unchecked Sendable {
         /// Compile every operation as its own stage, to time operations one by one (slower; for
         /// `model bench`'s per-operation report only).
         public var stagePerOperation = false
-        public init(threads: Int = 1, stagePerOperation: Bool = false) {
+        /// Who runs 1×1 convolutions (and what follows them). Default: ``PointwiseKernels/auto``.
+        public var pointwise = PointwiseKernels.auto
+        public init(threads: Int = 1, stagePerOperation: Bool = false, pointwise: PointwiseKernels = .auto) {
             self.threads = threads
             self.stagePerOperation = stagePerOperation
+            self.pointwise = pointwise
+        }
+    }
+
+    /// Who runs the graph's 1×1 convolutions.
+    public enum PointwiseKernels: String, Sendable, CaseIterable {
+        /// FrameGraph's own kernel where it is the faster (AVX2 without AVX-512F), else XNNPACK.
+        case auto
+        /// FrameGraph's own kernel, with the addition, channel pad and PReLU / hard-swish after the
+        /// convolution fused into its pass.
+        case own
+        /// XNNPACK's convolution, every operation separate.
+        case xnnpack
+
+        /// Whether this choice uses FrameGraph's kernel on this CPU.
+        public var usesOwnKernel: Bool {
+            switch self {
+            case .auto: return fg_pointwise_is_preferred() != 0
+            case .own: return true
+            case .xnnpack: return false
+            }
         }
     }
 
@@ -33,6 +57,7 @@ public final class Predictor: @unchecked Sendable {
     enum Stage {
         case xnnpack(XNNPACKStage)
         case native(nodeIndex: Int, run: () -> Void)
+        case pointwise(PointwiseKernel)
     }
 
     public let graph: NeuralGraph
@@ -59,14 +84,28 @@ public final class Predictor: @unchecked Sendable {
             guard let c = t.constant else { continue }
             constants[i] = c.elementType == .float32 ? c : ConstantStorage(floats: c.floats())
         }
+        // 1×1 convolutions FrameGraph's own kernel runs, with what it fuses; each group runs where
+        // its last node was.
+        let groups = options.pointwise.usesOwnKernel ? PointwiseFusion.groups(in: graph, fuse: !options.stagePerOperation) : []
+        var groupAt: [Int: PointwiseGroup] = [:], inGroup = Set<Int>()
+        for g in groups {
+            groupAt[g.position] = g
+            inGroup.formUnion(g.nodes)
+        }
         // Partition into stages.
-        var plan: [(xnn: Bool, nodes: [Int])] = []
+        enum Kind { case xnnpack, native, pointwise(PointwiseGroup) }
+        var plan: [(kind: Kind, nodes: [Int])] = []
         for (i, node) in graph.nodes.enumerated() {
+            if let g = groupAt[i] {
+                plan.append((.pointwise(g), g.nodes))
+                continue
+            }
+            if inGroup.contains(i) { continue }
             let supported = XNNPACKStage.supports(node, in: graph)
-            if supported, !options.stagePerOperation, let last = plan.last, last.xnn {
+            if supported, !options.stagePerOperation, let last = plan.last, case .xnnpack = last.kind {
                 plan[plan.count - 1].nodes.append(i)
             } else {
-                plan.append((supported, [i]))
+                plan.append((supported ? .xnnpack : .native, [i]))
             }
         }
         // Tensors that cross stages (or are graph inputs/outputs) get buffers of their own.
@@ -81,16 +120,23 @@ public final class Predictor: @unchecked Sendable {
         for (tensor, producer) in producerStage where consumerStages[tensor]?.contains(where: { $0 != producer }) ?? false {
             crossing.insert(tensor)
         }
-        for step in plan where !step.xnn {
-            for n in step.nodes {
-                for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
+        for step in plan {
+            switch step.kind {
+            case .xnnpack: break
+            case .native:
+                for n in step.nodes {
+                    for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
+                }
+            case .pointwise(let g):
+                crossing.formUnion([g.input, g.output] + (g.residual.map { [$0] } ?? []))
             }
         }
         for t in crossing where constants[t] == nil { buffers[t] = TensorBuffer(shape: graph.tensors[t].shape) }
         let externalIDs = Dictionary(uniqueKeysWithValues: buffers.keys.sorted().enumerated().map { ($1, UInt32($0)) })
 
         for step in plan {
-            if step.xnn {
+            switch step.kind {
+            case .xnnpack:
                 // External ids must be dense per subgraph: renumber the ones this stage touches.
                 var used: [Int] = []
                 for n in step.nodes {
@@ -101,11 +147,13 @@ public final class Predictor: @unchecked Sendable {
                 let local = Dictionary(uniqueKeysWithValues: used.enumerated().map { ($1, UInt32($0)) })
                 stages.append(.xnnpack(try XNNPACKStage(graph: graph, nodeIndices: step.nodes, externals: local, buffers: buffers,
                                                         constants: constants, threadpool: threadpool)))
-            } else {
+            case .native:
                 for n in step.nodes {
                     stages.append(.native(nodeIndex: n, run: try NativeKernels.make(graph.nodes[n], graph: graph, buffers: buffers,
                                                                                      constants: constants)))
                 }
+            case .pointwise(let g):
+                stages.append(.pointwise(try PointwiseKernel(g, graph: graph, buffers: buffers, constants: constants)))
             }
         }
         compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -134,6 +182,7 @@ public final class Predictor: @unchecked Sendable {
             switch stage {
             case .xnnpack(let s): return "xnnpack(\(s.nodeIndices.count) ops)"
             case .native(let n, _): return "native(\(graph.nodes[n].operation.name))"
+            case .pointwise(let k): return "pointwise(" + k.group.nodes.sorted().map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
             }
         }.joined(separator: " → ")
     }
@@ -146,6 +195,7 @@ public final class Predictor: @unchecked Sendable {
             switch stage {
             case .xnnpack(let s): try s.run()
             case .native(_, let run): run()
+            case .pointwise(let k): k.run()
             }
         }
     }
@@ -165,6 +215,9 @@ public final class Predictor: @unchecked Sendable {
             case .native(let n, let run):
                 run()
                 names = [graph.nodes[n].operation.name]
+            case .pointwise(let k):
+                k.run()
+                names = k.group.nodes.sorted().map { graph.nodes[$0].operation.name }
             }
             result.append((names, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9))
         }

@@ -11,7 +11,7 @@ import XNNPACKRuntime
 /// `framegraph model info MODEL` and `framegraph model bench MODEL`.
 struct ModelCommand {
     static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir", "model-budget",
-                                      "precision", "weights", "map", "machine-config"]
+                                      "precision", "weights", "map", "machine-config", "pointwise"]
     static let switches: Set<String> = ["all-layers"]
     let arguments: Arguments
 
@@ -23,6 +23,11 @@ struct ModelCommand {
         let runs = try arguments.integer("runs", default: 200, in: 1...1_000_000)
         let warmup = try arguments.integer("warmup", default: 20, in: 0...1_000_000)
         let threads = try arguments.integer("threads", default: 1, in: 1...64)
+        let pointwiseName = arguments.value("pointwise") ?? Predictor.PointwiseKernels.auto.rawValue
+        guard let pointwise = Predictor.PointwiseKernels(rawValue: pointwiseName) else {
+            throw Arguments.UsageError(description: "--pointwise '\(pointwiseName)': expected one of "
+                                       + Predictor.PointwiseKernels.allCases.map(\.rawValue).joined(separator: ", "))
+        }
         let limits = try ModelCommand.limits(arguments)
         let start = Date()
         // An archive (.fgarchive) or a hosted model (collection:NAME/ENTRY) is opened in memory first.
@@ -49,7 +54,8 @@ struct ModelCommand {
             try run(graph, path: path, reference: words[2], threads: threads)
             return 0
         }
-        print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, threads: threads))
+        print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup,
+                        options: Predictor.Options(threads: threads, pointwise: pointwise)))
         return 0
     }
 
@@ -173,8 +179,9 @@ struct ModelCommand {
         "\(directory)/\(String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })).f32"
     }
 
-    func bench(_ graph: NeuralGraph, path: String, loadSeconds: Double, runs: Int, warmup: Int, threads: Int) throws -> String {
-        let predictor = try Predictor(graph: graph, options: .init(threads: threads))
+    func bench(_ graph: NeuralGraph, path: String, loadSeconds: Double, runs: Int, warmup: Int, options: Predictor.Options) throws -> String {
+        let predictor = try Predictor(graph: graph, options: options)
+        let threads = options.threads
         // Seeded pseudo-random input in 0…1.
         var seed: UInt64 = 42
         for i in 0..<predictor.inputCount {
@@ -196,7 +203,7 @@ struct ModelCommand {
         func pct(_ p: Double) -> Double { times[min(times.count - 1, Int((p * Double(times.count)).rounded(.up)) - 1)] }
 
         // Per operation type: the same graph with one stage per operation, timed stage by stage.
-        let split = try Predictor(graph: graph, options: .init(threads: threads, stagePerOperation: true))
+        let split = try Predictor(graph: graph, options: .init(threads: threads, stagePerOperation: true, pointwise: options.pointwise))
         for i in 0..<split.inputCount { split.input(i).pointer.update(from: predictor.input(i).pointer, count: split.input(i).count) }
         var byType: [String: [Double]] = [:]
         let profileRuns = max(5, min(runs, 50))
@@ -214,7 +221,9 @@ struct ModelCommand {
         }
         func median(_ v: [Double]) -> Double { let s = v.sorted(); return s[s.count / 2] }
         var lines = ["model \(path)"]
-        lines.append(String(format: "  load (import) %.1f ms, compile %.1f ms, threads %d", loadSeconds * 1000, predictor.compileSeconds * 1000, threads))
+        lines.append(String(format: "  load (import) %.1f ms, compile %.1f ms, threads %d, 1×1 convolutions: %@", loadSeconds * 1000,
+                            predictor.compileSeconds * 1000, threads,
+                            options.pointwise.usesOwnKernel ? "FrameGraph's kernel (--pointwise \(options.pointwise.rawValue))" : "XNNPACK (--pointwise \(options.pointwise.rawValue))"))
         lines.append("  plan: \(predictor.planSummary)")
         lines.append(String(format: "  prediction over %d runs: median %.3f ms, p95 %.3f ms, min %.3f ms, max %.3f ms",
                             runs, pct(0.5), pct(0.95), times[0], times[times.count - 1]))

@@ -69,4 +69,33 @@ void fg_sample_grid_rgb24_with(const unsigned char *image, size_t stride, int wi
                                float x0, float y0, float dxc, float dyc, float dxr, float dyr,
                                int size, float scale, float offset, int black_outside, int allow_simd, float *out);
 
+/// What a 1×1 convolution does to each result after its bias, in this order: clamp to
+/// [min1, max1] (the convolution's own activation); add `residual` (rows `residual_stride` floats
+/// apart; only its first `residual_channels` channels, the rest get nothing: a zero channel pad);
+/// clamp to [min2, max2] (the addition's activation); then PReLU with per-channel `prelu_slopes`
+/// (NULL: none) or, when `hard_swish` ≠ 0, x·min(max(x+3, 0), 6)/6. Infinite bounds clamp nothing.
+typedef struct {
+    float min1, max1;
+    const float *residual;
+    size_t residual_stride;
+    int residual_channels;
+    float min2, max2;
+    const float *prelu_slopes;
+    int hard_swish;
+} fg_pointwise_epilogue;
+
+/// Floats that the packed weights of a 1×1 convolution with `k` input and `n` output channels take.
+size_t fg_pointwise_packed_count(int k, int n);
+/// Packs weights [n][k] (output-major) and `bias` [n] (NULL: zero) into 16-channel panels.
+void fg_pointwise_pack(const float *weights, const float *bias, int k, int n, float *packed);
+/// out[r][c] = epilogue(bias[c] + Σᵢ input[r][i]·weights[c][i]) for `rows` rows of `k` inputs,
+/// each sum taken in order of i with fused multiply-adds (so the AVX2 and scalar builds agree bit
+/// for bit); `allow_simd` = 0 forces the scalar build.
+void fg_pointwise_conv(const float *input, size_t rows, int k, const float *packed, int n, float *out,
+                       const fg_pointwise_epilogue *epilogue, int allow_simd);
+/// Whether this kernel should replace XNNPACK's for 1×1 convolutions on this CPU: AVX2 and FMA
+/// without AVX-512F, where the XNNPACK snapshot's FMA3 matrix kernels spill an accumulator (measured
+/// in docs/BENCHMARKS.md); with AVX-512F, XNNPACK's 7×16 kernels keep everything in registers.
+int fg_pointwise_is_preferred(void);
+
 #endif

@@ -1,0 +1,129 @@
+import NeuralGraph
+
+/// A 1×1 convolution and the operations after it that run in the same pass of FrameGraph's own
+/// kernel (`fg_pointwise_conv`): the convolution's bias and clamp, an addition of a residual (which
+/// may be a zero channel pad of a smaller tensor), the addition's clamp, and a PReLU or hard-swish.
+/// MobileNet-style blocks (MediaPipe's face and selfie models, EfficientNet-Lite, the colorizer)
+/// end this way.
+struct PointwiseGroup: Equatable {
+    /// The convolution node.
+    var convolution: Int
+    /// Nodes whose work the group does (the addition, its channel pad, the PReLU or hard-swish).
+    var absorbed: [Int] = []
+    /// The graph position the group runs at: its last node (every input exists by then).
+    var position: Int { ([convolution] + absorbed).max() ?? convolution }
+    /// Every node of the group.
+    var nodes: [Int] { [convolution] + absorbed }
+    var input: Int
+    var output: Int
+    /// Input and output channels, and rows (batch × height × width).
+    var inputChannels: Int, outputChannels: Int, rows: Int
+    var convolutionRange: (Float, Float) = (-.infinity, .infinity)
+    var residual: Int?
+    var residualChannels = 0
+    var additionRange: (Float, Float) = (-.infinity, .infinity)
+    var preluSlopes: Int?
+    var hardSwish = false
+
+    static func == (a: PointwiseGroup, b: PointwiseGroup) -> Bool {
+        a.convolution == b.convolution && a.absorbed == b.absorbed && a.output == b.output
+    }
+}
+
+/// Finds the 1×1 convolutions of a graph that FrameGraph's own kernel runs, with what it can fuse.
+enum PointwiseFusion {
+    /// Groups of `graph` (lowered for XNNPACK). `fuse` = false keeps every group to its convolution
+    /// alone (for timing operations one by one).
+    static func groups(in graph: NeuralGraph, fuse: Bool) -> [PointwiseGroup] {
+        var consumers: [Int: [Int]] = [:]
+        for (i, node) in graph.nodes.enumerated() {
+            for t in node.inputs where t >= 0 { consumers[t, default: []].append(i) }
+        }
+        let outputs = Set(graph.outputs)
+        /// The single node reading `tensor`, when it is not also a graph output.
+        func onlyConsumer(_ tensor: Int) -> Int? {
+            guard !outputs.contains(tensor), let c = consumers[tensor], c.count == 1 else { return nil }
+            return c[0]
+        }
+        var groups: [PointwiseGroup] = []
+        for (index, node) in graph.nodes.enumerated() {
+            guard var group = pointwise(node, index: index, in: graph) else { continue }
+            if fuse { extend(&group, graph: graph, onlyConsumer: onlyConsumer) }
+            groups.append(group)
+        }
+        return groups
+    }
+
+    /// The group of a plain 1×1, stride-1, unpadded, ungrouped convolution with constant weights.
+    private static func pointwise(_ node: NeuralNode, index: Int, in graph: NeuralGraph) -> PointwiseGroup? {
+        guard case .conv2d(let p) = node.operation, p.activation != .tanh, node.inputs.count >= 2, node.inputs[0] >= 0, node.outputs.count == 1,
+              p.strideH == 1, p.strideW == 1 else { return nil }
+        if case .explicit(let t, let l, let b, let r) = p.padding, t != 0 || l != 0 || b != 0 || r != 0 { return nil }
+        let inShape = graph.tensors[node.inputs[0]].shape, outShape = graph.tensors[node.outputs[0]].shape
+        let filter = graph.tensors[node.inputs[1]].shape
+        guard inShape.count == 4, outShape.count == 4, filter.count == 4, filter[1] == 1, filter[2] == 1,
+              filter[3] == inShape[3], filter[0] == outShape[3], inShape[0] == outShape[0],
+              inShape[1] == outShape[1], inShape[2] == outShape[2],
+              graph.tensors[node.inputs[1]].constant != nil else { return nil }
+        if node.inputs.count > 2, node.inputs[2] >= 0 {
+            guard let bias = graph.tensors[node.inputs[2]].constant, bias.elementCount == outShape[3] else { return nil }
+        }
+        let rows = inShape[0] * inShape[1] * inShape[2]
+        guard rows > 0, inShape[3] > 0, outShape[3] > 0, inShape[3] < Int(Int32.max), outShape[3] < Int(Int32.max) else { return nil }
+        return PointwiseGroup(convolution: index, input: node.inputs[0], output: node.outputs[0],
+                              inputChannels: inShape[3], outputChannels: outShape[3], rows: rows, convolutionRange: p.activation.range)
+    }
+
+    /// Absorbs an addition of a same-shaped tensor (or of a zero channel pad of one) and then a PReLU
+    /// or hard-swish, as long as each intermediate result has no other reader.
+    private static func extend(_ group: inout PointwiseGroup, graph: NeuralGraph, onlyConsumer: (Int) -> Int?) {
+        let shape = graph.tensors[group.output].shape
+        if let a = onlyConsumer(group.output), case .add(let activation) = graph.nodes[a].operation, activation != .tanh {
+            let add = graph.nodes[a]
+            let others = add.inputs.filter { $0 != group.output }
+            if add.inputs.count == 2, others.count == 1, let other = others.first, other >= 0,
+               graph.tensors[add.outputs[0]].shape == shape, graph.tensors[other].constant == nil {
+                if let padNode = channelPad(of: other, to: shape, graph: graph, onlyConsumer: onlyConsumer) {
+                    group.residual = graph.nodes[padNode].inputs[0]
+                    group.residualChannels = graph.tensors[graph.nodes[padNode].inputs[0]].shape[3]
+                    group.absorbed.append(padNode)
+                } else if graph.tensors[other].shape == shape {
+                    group.residual = other
+                    group.residualChannels = shape[3]
+                }
+                if group.residual != nil {
+                    group.absorbed.append(a)
+                    group.additionRange = activation.range
+                    group.output = add.outputs[0]
+                }
+            }
+        }
+        guard let next = onlyConsumer(group.output) else { return }
+        let node = graph.nodes[next]
+        switch node.operation {
+        case .prelu where node.inputs.count == 2:
+            guard let slopes = graph.tensors[node.inputs[1]].constant, slopes.elementCount == shape[3],
+                  graph.tensors[node.inputs[1]].shape.dropLast().allSatisfy({ $0 == 1 }) else { return }
+            group.preluSlopes = node.inputs[1]
+        case .hardSwish:
+            group.hardSwish = true
+        default:
+            return
+        }
+        group.absorbed.append(next)
+        group.output = node.outputs[0]
+    }
+
+    /// The PAD node producing `tensor` when it pads only the channel axis at its end, with zeros,
+    /// up to `shape`, and nothing else reads its result.
+    private static func channelPad(of tensor: Int, to shape: [Int], graph: NeuralGraph, onlyConsumer: (Int) -> Int?) -> Int? {
+        guard onlyConsumer(tensor) != nil,
+              let p = graph.nodes.firstIndex(where: { $0.outputs.contains(tensor) }),
+              case .pad(let paddings, let value) = graph.nodes[p].operation, value == 0,
+              paddings.count == 4, paddings[0] == (0, 0), paddings[1] == (0, 0), paddings[2] == (0, 0), paddings[3].0 == 0,
+              let source = graph.nodes[p].inputs.first, source >= 0 else { return nil }
+        let s = graph.tensors[source].shape
+        guard s.count == 4, s[0] == shape[0], s[1] == shape[1], s[2] == shape[2], s[3] + paddings[3].1 == shape[3] else { return nil }
+        return p
+    }
+}

@@ -1,0 +1,54 @@
+import CFrameGraphKernels
+import NeuralGraph
+
+/// A ``PointwiseGroup`` bound to the predictor's buffers: weights packed once into 16-channel
+/// panels, then one call of `fg_pointwise_conv` per prediction.
+final class PointwiseKernel {
+    let group: PointwiseGroup
+    private let packed: UnsafeMutablePointer<Float>
+    private let input: UnsafeMutablePointer<Float>
+    private let output: UnsafeMutablePointer<Float>
+    private var epilogue: fg_pointwise_epilogue
+
+    init(_ group: PointwiseGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage]) throws {
+        self.group = group
+        let node = graph.nodes[group.convolution]
+        let label = "CONV_2D ('\(node.name)')"
+        func buffer(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
+            guard let b = buffers[tensor] else {
+                throw ModelError.runtime(operation: label, reason: "tensor '\(graph.tensors[tensor].name)' has no buffer")
+            }
+            return b.pointer
+        }
+        func constant(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
+            guard let c = constants[tensor] else {
+                throw ModelError.runtime(operation: label, reason: "tensor '\(graph.tensors[tensor].name)' is not a constant")
+            }
+            return c.floatPointer
+        }
+        input = try buffer(group.input)
+        output = try buffer(group.output)
+        let k = Int32(group.inputChannels), n = Int32(group.outputChannels)
+        let count = fg_pointwise_packed_count(k, n)
+        packed = .allocate(capacity: count)
+        let weights = try constant(node.inputs[1])
+        let bias = node.inputs.count > 2 && node.inputs[2] >= 0 ? try constant(node.inputs[2]) : nil
+        fg_pointwise_pack(weights, bias, k, n, packed)
+        epilogue = fg_pointwise_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
+                                         residual: nil, residual_stride: 0, residual_channels: 0,
+                                         min2: group.additionRange.0, max2: group.additionRange.1,
+                                         prelu_slopes: nil, hard_swish: group.hardSwish ? 1 : 0)
+        if let r = group.residual {
+            epilogue.residual = UnsafePointer(try buffer(r))
+            epilogue.residual_stride = group.residualChannels
+            epilogue.residual_channels = Int32(group.residualChannels)
+        }
+        if let s = group.preluSlopes { epilogue.prelu_slopes = UnsafePointer(try constant(s)) }
+    }
+
+    deinit { packed.deallocate() }
+
+    func run() {
+        fg_pointwise_conv(input, group.rows, Int32(group.inputChannels), packed, Int32(group.outputChannels), output, &epilogue, 1)
+    }
+}

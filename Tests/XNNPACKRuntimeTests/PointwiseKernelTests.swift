@@ -1,0 +1,146 @@
+import CFrameGraphKernels
+import Foundation
+import NeuralGraph
+import ONNXImport
+import TestSupport
+import Testing
+import TFLiteImport
+@testable import XNNPACKRuntime
+
+/// FrameGraph's own 1×1 convolution kernel (`fg_pointwise_conv`) and the fusion that hands it the
+/// addition, channel pad and PReLU / hard-swish after a convolution.
+@Suite struct PointwiseKernelTests {
+    /// Deterministic pseudo-random floats in −1…1.
+    func values(_ count: Int, seed: inout UInt64) -> [Float] {
+        (0..<count).map { _ in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
+        }
+    }
+
+    /// One random case: shapes, epilogue, and the outputs of the AVX2 and scalar builds and of a
+    /// double-precision reference.
+    func runCase(seed start: UInt64) -> (vector: [Float], scalar: [Float], reference: [Double], label: String) {
+        var seed = start
+        func int(_ range: ClosedRange<Int>) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
+        }
+        let rows = int(1...40), k = int(1...70), n = int(1...50)
+        let input = values(rows * k, seed: &seed), weights = values(n * k, seed: &seed), bias = values(n, seed: &seed)
+        let residualChannels = int(0...2) == 0 ? 0 : int(1...n)
+        let residual = values(rows * max(residualChannels, 1), seed: &seed)
+        let slopes = values(n, seed: &seed)
+        let tail = int(0...2)  // 0 none, 1 PReLU, 2 hard-swish
+        let (min1, max1): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (0, 6)
+        let (min2, max2): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (-0.5, 0.75)
+        var packed = [Float](repeating: .nan, count: fg_pointwise_packed_count(Int32(k), Int32(n)))
+        fg_pointwise_pack(weights, bias, Int32(k), Int32(n), &packed)
+        func run(simd: Int32) -> [Float] {
+            var out = [Float](repeating: .nan, count: rows * n)
+            residual.withUnsafeBufferPointer { r in
+                slopes.withUnsafeBufferPointer { s in
+                    var e = fg_pointwise_epilogue(min1: min1, max1: max1, residual: residualChannels > 0 ? r.baseAddress : nil,
+                                                  residual_stride: residualChannels, residual_channels: Int32(residualChannels),
+                                                  min2: min2, max2: max2, prelu_slopes: tail == 1 ? s.baseAddress : nil,
+                                                  hard_swish: tail == 2 ? 1 : 0)
+                    fg_pointwise_conv(input, rows, Int32(k), packed, Int32(n), &out, &e, simd)
+                }
+            }
+            return out
+        }
+        var reference = [Double](repeating: 0, count: rows * n)
+        for r in 0..<rows {
+            for c in 0..<n {
+                var v = Double(bias[c])
+                for i in 0..<k { v += Double(input[r * k + i]) * Double(weights[c * k + i]) }
+                v = min(max(v, Double(min1)), Double(max1))
+                if c < residualChannels { v += Double(residual[r * residualChannels + c]) }
+                v = min(max(v, Double(min2)), Double(max2))
+                if tail == 1, v <= 0 { v *= Double(slopes[c]) }
+                if tail == 2 { v = v * min(max(v + 3, 0), 6) / 6 }
+                reference[r * n + c] = v
+            }
+        }
+        let label = "rows \(rows) k \(k) n \(n) residual \(residualChannels) tail \(tail) clamps \(min1)…\(max1), \(min2)…\(max2)"
+        return (run(simd: 1), run(simd: 0), reference, label)
+    }
+
+    @Test func theVectorKernelMatchesTheScalarOneBitForBitAndBothMatchTheDefinition() {
+        var compared = 0
+        for caseIndex in 0..<120 {
+            let (vector, scalar, reference, label) = runCase(seed: UInt64(caseIndex) &* 7919 &+ 17)
+            let mismatches = zip(vector, scalar).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(mismatches == 0, "case \(caseIndex) (\(label)): \(mismatches) values differ between the AVX2 and scalar builds")
+            let worst = zip(scalar, reference).map { abs(Double($0) - $1) }.max() ?? .infinity
+            #expect(worst < 1e-4, "case \(caseIndex) (\(label)): scalar build differs from the definition by \(worst)")
+            compared += vector.count
+        }
+        #expect(compared > 50_000)
+    }
+
+    /// A small graph: 1×1 convolution (ReLU6) → + residual padded by zeros from 3 to 5 channels
+    /// → PReLU. The fused plan must absorb all four operations into one kernel and give what
+    /// XNNPACK gives operation by operation.
+    @Test func aConvolutionWithAPaddedResidualAndPReLURunsAsOneKernelAndMatchesXNNPACK() throws {
+        var seed: UInt64 = 5
+        var g = NeuralGraph()
+        let x = g.addTensor(TensorValue(name: "x", shape: [1, 7, 9, 4]))
+        let small = g.addTensor(TensorValue(name: "small", shape: [1, 7, 9, 3]))
+        let w = g.addTensor(TensorValue(name: "w", shape: [5, 1, 1, 4], constant: ConstantStorage(floats: values(20, seed: &seed).map { $0 * 3 })))
+        let b = g.addTensor(TensorValue(name: "b", shape: [5], constant: ConstantStorage(floats: values(5, seed: &seed))))
+        let conv = g.addTensor(TensorValue(name: "conv", shape: [1, 7, 9, 5]))
+        let padded = g.addTensor(TensorValue(name: "padded", shape: [1, 7, 9, 5]))
+        let sum = g.addTensor(TensorValue(name: "sum", shape: [1, 7, 9, 5]))
+        let slopes = g.addTensor(TensorValue(name: "slopes", shape: [1, 1, 5], constant: ConstantStorage(floats: [0.1, 0.2, -0.3, 0.4, 2])))
+        let y = g.addTensor(TensorValue(name: "y", shape: [1, 7, 9, 5]))
+        g.nodes = [
+            NeuralNode(operation: .conv2d(ConvolutionParameters(padding: .same, activation: .relu6)), inputs: [x, w, b], outputs: [conv], name: "conv"),
+            NeuralNode(operation: .pad(paddings: [(0, 0), (0, 0), (0, 0), (0, 2)], value: 0), inputs: [small], outputs: [padded], name: "pad"),
+            NeuralNode(operation: .add(.none), inputs: [padded, conv], outputs: [sum], name: "add"),
+            NeuralNode(operation: .prelu, inputs: [sum, slopes], outputs: [y], name: "prelu"),
+        ]
+        g.inputs = [x, small]
+        g.outputs = [y]
+        try g.validate()
+        let fused = try Predictor(graph: g, options: .init(pointwise: .own))
+        let plain = try Predictor(graph: g, options: .init(pointwise: .xnnpack))
+        #expect(fused.planSummary == "pointwise(CONV_2D+PAD+ADD+PRELU)")
+        #expect(plain.planSummary == "xnnpack(4 ops)")
+        let inputs = [values(7 * 9 * 4, seed: &seed).map { $0 * 2 }, values(7 * 9 * 3, seed: &seed).map { $0 * 2 }]
+        let a = try fused.predict(inputs), c = try plain.predict(inputs)
+        let worst = zip(a[0], c[0]).map { abs($0 - $1) }.max() ?? .infinity
+        #expect(worst < 1e-5, "fused kernel vs XNNPACK: max |diff| \(worst)")
+        #expect(a[0].contains { $0 < 0 } && a[0].contains { $0 > 1 }, "the case exercises PReLU's negative side and the clamps")
+    }
+
+    /// The shipped models whose 1×1 convolutions FrameGraph's kernel runs: the fused plan gives what
+    /// XNNPACK's plan gives, and it fuses what each model's blocks end with.
+    @Test(arguments: [
+        ("face_landmark.tflite", "pointwise(CONV_2D+PAD+ADD+PRELU)"),
+        ("face_detection_short_range.tflite", "pointwise(CONV_2D+PAD+ADD)"),
+        ("selfie_segmentation.tflite", "pointwise(CONV_2D+HARD_SWISH)"),
+        ("colorizer.onnx", "pointwise(CONV_2D+ADD)"),
+    ])
+    func fusedPlansOfTheShippedModelsMatchXNNPACK(file: String, expectedGroup: String) throws {
+        let path = file.hasSuffix(".onnx") ? TestEnvironment.root.appendingPathComponent("models/colorizer/\(file)").path
+                                           : TestEnvironment.mediaPipeModel(file)
+        guard let path else {
+            Issue.record("\(file) is missing: run tools/models/fetch_mediapipe_models.sh")
+            return
+        }
+        let graph = file.hasSuffix(".onnx") ? try ONNXImporter.load(path: path) : try TFLiteImporter.load(path: path)
+        let fused = try Predictor(graph: graph, options: .init(pointwise: .own))
+        let plain = try Predictor(graph: graph, options: .init(pointwise: .xnnpack))
+        #expect(fused.planSummary.contains(expectedGroup), "\(file): \(fused.planSummary)")
+        #expect(!plain.planSummary.contains("pointwise"))
+        var seed: UInt64 = 11
+        let inputs = (0..<fused.inputCount).map { values(fused.input($0).count, seed: &seed).map { $0 * 0.5 + 0.5 } }
+        let a = try fused.predict(inputs), c = try plain.predict(inputs)
+        for (i, (x, y)) in zip(a, c).enumerated() {
+            let scale = max(1, y.map { abs($0) }.max() ?? 1)
+            let worst = zip(x, y).map { abs($0 - $1) }.max() ?? .infinity
+            #expect(worst <= 1e-4 * scale, "\(file) output \(i): max |diff| \(worst) (largest value \(scale))")
+        }
+    }
+}
