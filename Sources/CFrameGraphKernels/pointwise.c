@@ -10,6 +10,7 @@
 #include "fg_kernels.h"
 #include "cpu.h"
 #include <math.h>
+#include <limits.h>
 #include <string.h>
 #if FG_HAVE_AVX2_BUILD
 #include <immintrin.h>
@@ -49,18 +50,77 @@ static inline float finish(float v, size_t row, size_t c, const fg_pointwise_epi
     return v;
 }
 
-static void pointwise_scalar(const float *input, size_t rows, int k, const float *packed, int n, float *out,
-                             const fg_pointwise_epilogue *e) {
+/// Copies `count` floats (a window row) from `src` to `dst`, or zeros when `src` is NULL.
+typedef void (*copy_run)(float *dst, const float *src, size_t count);
+
+static void copy_scalar(float *dst, const float *src, size_t count) {
+    if (src) memcpy(dst, src, count * sizeof(float));
+    else memset(dst, 0, count * sizeof(float));
+}
+
+/// Copies the receptive fields of output rows row…row+count−1 into `dst` (count rows of
+/// kh·kw·c values in (ky, kx, channel) order, zeros where the window lies in the padding). Where a
+/// window row lies wholly inside the input (and the dilation is 1) it is one contiguous run.
+static inline __attribute__((always_inline)) void gather_with(const float *input, const fg_conv_geometry *g, size_t row,
+                                                               size_t count, float *dst, copy_run copy) {
+    size_t c = (size_t)g->in_c, kw = (size_t)g->kernel_w, k = (size_t)g->kernel_h * kw * c;
+    for (size_t r = 0; r < count; r++) {
+        size_t o = row + r, ox = o % (size_t)g->out_w, oy = (o / (size_t)g->out_w) % (size_t)g->out_h;
+        size_t b = o / ((size_t)g->out_w * (size_t)g->out_h);
+        float *d = dst + r * k;
+        long ix0 = (long)ox * g->stride_w - g->pad_left;
+        int whole_row = g->dilation_w == 1 && ix0 >= 0 && ix0 + (long)kw <= g->in_w;
+        for (int ky = 0; ky < g->kernel_h; ky++) {
+            long iy = (long)oy * g->stride_h + (long)ky * g->dilation_h - g->pad_top;
+            if (iy < 0 || iy >= g->in_h) {
+                copy(d, NULL, kw * c);
+                d += kw * c;
+                continue;
+            }
+            const float *line = input + (b * (size_t)g->in_h + (size_t)iy) * (size_t)g->in_w * c;
+            if (whole_row) {
+                copy(d, line + (size_t)ix0 * c, kw * c);
+                d += kw * c;
+                continue;
+            }
+            for (size_t kx = 0; kx < kw; kx++) {
+                long ix = ix0 + (long)kx * g->dilation_w;
+                copy(d, ix < 0 || ix >= g->in_w ? NULL : line + (size_t)ix * c, c);
+                d += c;
+            }
+        }
+    }
+}
+
+static void gather(const float *input, const fg_conv_geometry *g, size_t row, size_t count, float *dst) {
+    gather_with(input, g, row, count, dst, copy_scalar);
+}
+
+/// Whether `g` is a plain 1×1 convolution (rows of the input are the matrix rows as they are).
+static int is_pointwise(const fg_conv_geometry *g) {
+    return g->kernel_h == 1 && g->kernel_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_top == 0 && g->pad_left == 0
+        && g->out_h == g->in_h && g->out_w == g->in_w;
+}
+
+static void conv_scalar(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
+                        const fg_pointwise_epilogue *e, float *scratch) {
+    size_t rows = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+    size_t k = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
     size_t panels = ((size_t)n + PANEL - 1) / PANEL;
+    int direct = is_pointwise(g);
     for (size_t r = 0; r < rows; r++) {
-        const float *a = input + r * (size_t)k;
+        const float *a = input + r * k;
+        if (!direct) {
+            gather(input, g, r, 1, scratch);
+            a = scratch;
+        }
         for (size_t p = 0; p < panels; p++) {
-            const float *w = packed + p * PANEL * ((size_t)k + 1);
+            const float *w = packed + p * PANEL * (k + 1);
             float acc[PANEL];
             for (int j = 0; j < PANEL; j++) acc[j] = w[j];
-            for (int i = 0; i < k; i++) {
+            for (size_t i = 0; i < k; i++) {
                 float x = a[i];
-                const float *wr = w + PANEL * (size_t)(i + 1);
+                const float *wr = w + PANEL * (i + 1);
                 for (int j = 0; j < PANEL; j++) acc[j] = fmaf(x, wr[j], acc[j]);
             }
             for (int j = 0; j < PANEL; j++) {
@@ -77,6 +137,17 @@ FG_AVX2 static inline __m256i lanes(long count) {
     if (count < 0) count = 0;
     if (count > 8) count = 8;
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// Stores the first `count` lanes of `v` (none when count ≤ 0), without a masked store.
+FG_AVX2 static inline void store_first(float *o, __m256 v, long count) {
+    if (count >= 8) {
+        _mm256_storeu_ps(o, v);
+    } else if (count > 0) {
+        float lanes_out[8];
+        _mm256_storeu_ps(lanes_out, v);
+        for (long j = 0; j < count; j++) o[j] = lanes_out[j];
+    }
 }
 
 FG_AVX2 static inline __m256 finish8(__m256 v, size_t row, size_t c, __m256i store_mask, const fg_pointwise_epilogue *e,
@@ -131,19 +202,42 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile(const int mr, con
             _mm256_storeu_ps(o, v0);
             _mm256_storeu_ps(o + 8, v1);
         } else {
-            _mm256_maskstore_ps(o, m0, v0);
-            if (left > 8) _mm256_maskstore_ps(o + 8, m1, v1);
+            store_first(o, v0, left);
+            store_first(o + 8, v1, left - 8);
         }
     }
 }
 
-FG_AVX2 static void pointwise_avx2(const float *input, size_t rows, int k, const float *packed, int n, float *out,
-                                   const fg_pointwise_epilogue *e) {
-    size_t panels = ((size_t)n + PANEL - 1) / PANEL;
-    size_t kk = (size_t)k, panel_size = PANEL * (kk + 1);
+/// Like copy_scalar, but the last vector is stored whole: up to 7 floats past `count` are written
+/// (zeros). Runs are copied in increasing address order, so the next run overwrites them; the
+/// scratch has room for the last one. (AMD cores store masked vectors slowly.)
+FG_AVX2 static void copy_avx2(float *dst, const float *src, size_t count) {
+    size_t i = 0;
+    if (src) {
+        for (; i + 8 <= count; i += 8) _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
+        if (i < count) _mm256_storeu_ps(dst + i, _mm256_maskload_ps(src + i, lanes((long)(count - i))));
+    } else {
+        for (; i < count; i += 8) _mm256_storeu_ps(dst + i, _mm256_setzero_ps());
+    }
+}
+
+FG_AVX2 static void gather_avx2(const float *input, const fg_conv_geometry *g, size_t row, size_t count, float *dst) {
+    gather_with(input, g, row, count, dst, copy_avx2);
+}
+
+FG_AVX2 static void conv_avx2(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
+                              const fg_pointwise_epilogue *e, float *scratch) {
+    size_t rows = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+    size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
+    size_t panels = ((size_t)n + PANEL - 1) / PANEL, panel_size = PANEL * (kk + 1);
+    int direct = is_pointwise(g);
     for (size_t row = 0; row < rows; row += MAX_ROWS) {
         size_t mr = rows - row < MAX_ROWS ? rows - row : MAX_ROWS;
         const float *a = input + row * kk;
+        if (!direct) {
+            gather_avx2(input, g, row, mr, scratch);
+            a = scratch;
+        }
         for (size_t p = 0; p < panels; p++) {
             const float *w = packed + p * panel_size;
             size_t c = p * PANEL;
@@ -160,17 +254,28 @@ FG_AVX2 static void pointwise_avx2(const float *input, size_t rows, int k, const
 }
 #endif
 
-void fg_pointwise_conv(const float *input, size_t rows, int k, const float *packed, int n, float *out,
-                       const fg_pointwise_epilogue *epilogue, int allow_simd) {
-    if (rows == 0 || n <= 0 || k <= 0) return;
+size_t fg_conv_scratch_count(const fg_conv_geometry *g) {
+    return is_pointwise(g) ? 0 : MAX_ROWS * (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c + 8;
+}
+
+void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
+             const fg_pointwise_epilogue *epilogue, float *scratch, int allow_simd) {
+    if (geometry->batch <= 0 || geometry->out_h <= 0 || geometry->out_w <= 0 || n <= 0 || geometry->in_c <= 0) return;
 #if FG_HAVE_AVX2_BUILD
     if (allow_simd && fg_has_avx2()) {
-        pointwise_avx2(input, rows, k, packed, n, out, epilogue);
+        conv_avx2(input, geometry, packed, n, out, epilogue, scratch);
         return;
     }
 #endif
     (void)allow_simd;
-    pointwise_scalar(input, rows, k, packed, n, out, epilogue);
+    conv_scalar(input, geometry, packed, n, out, epilogue, scratch);
+}
+
+void fg_pointwise_conv(const float *input, size_t rows, int k, const float *packed, int n, float *out,
+                       const fg_pointwise_epilogue *epilogue, int allow_simd) {
+    if (rows == 0 || n <= 0 || k <= 0 || rows > (size_t)INT_MAX) return;
+    fg_conv_geometry g = {1, (int)rows, 1, k, 1, 1, 1, 1, 1, 1, 0, 0, (int)rows, 1};
+    fg_conv(input, &g, packed, n, out, epilogue, NULL, allow_simd);
 }
 
 int fg_pointwise_is_preferred(void) {

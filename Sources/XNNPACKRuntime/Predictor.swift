@@ -24,17 +24,17 @@ public final class Predictor: @unchecked Sendable {
         /// Compile every operation as its own stage, to time operations one by one (slower; for
         /// `model bench`'s per-operation report only).
         public var stagePerOperation = false
-        /// Who runs 1×1 convolutions (and what follows them). Default: ``PointwiseKernels/auto``.
-        public var pointwise = PointwiseKernels.auto
-        public init(threads: Int = 1, stagePerOperation: Bool = false, pointwise: PointwiseKernels = .auto) {
+        /// Who runs 1×1 convolutions (and what follows them). Default: ``ConvolutionKernels/auto``.
+        public var convolutions = ConvolutionKernels.auto
+        public init(threads: Int = 1, stagePerOperation: Bool = false, convolutions: ConvolutionKernels = .auto) {
             self.threads = threads
             self.stagePerOperation = stagePerOperation
-            self.pointwise = pointwise
+            self.convolutions = convolutions
         }
     }
 
     /// Who runs the graph's 1×1 convolutions.
-    public enum PointwiseKernels: String, Sendable, CaseIterable {
+    public enum ConvolutionKernels: String, Sendable, CaseIterable {
         /// FrameGraph's own kernel where it is the faster (AVX2 without AVX-512F), else XNNPACK.
         case auto
         /// FrameGraph's own kernel, with the addition, channel pad and PReLU / hard-swish after the
@@ -57,7 +57,7 @@ public final class Predictor: @unchecked Sendable {
     enum Stage {
         case xnnpack(XNNPACKStage)
         case native(nodeIndex: Int, run: () -> Void)
-        case pointwise(PointwiseKernel)
+        case convolution(ConvolutionKernel)
     }
 
     public let graph: NeuralGraph
@@ -86,18 +86,18 @@ public final class Predictor: @unchecked Sendable {
         }
         // 1×1 convolutions FrameGraph's own kernel runs, with what it fuses; each group runs where
         // its last node was.
-        let groups = options.pointwise.usesOwnKernel ? PointwiseFusion.groups(in: graph, fuse: !options.stagePerOperation) : []
-        var groupAt: [Int: PointwiseGroup] = [:], inGroup = Set<Int>()
+        let groups = options.convolutions.usesOwnKernel ? ConvolutionFusion.groups(in: graph, fuse: !options.stagePerOperation) : []
+        var groupAt: [Int: ConvolutionGroup] = [:], inGroup = Set<Int>()
         for g in groups {
             groupAt[g.position] = g
             inGroup.formUnion(g.nodes)
         }
         // Partition into stages.
-        enum Kind { case xnnpack, native, pointwise(PointwiseGroup) }
+        enum Kind { case xnnpack, native, convolution(ConvolutionGroup) }
         var plan: [(kind: Kind, nodes: [Int])] = []
         for (i, node) in graph.nodes.enumerated() {
             if let g = groupAt[i] {
-                plan.append((.pointwise(g), g.nodes))
+                plan.append((.convolution(g), g.nodes))
                 continue
             }
             if inGroup.contains(i) { continue }
@@ -127,7 +127,7 @@ public final class Predictor: @unchecked Sendable {
                 for n in step.nodes {
                     for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
                 }
-            case .pointwise(let g):
+            case .convolution(let g):
                 crossing.formUnion([g.input, g.output] + (g.residual.map { [$0] } ?? []))
             }
         }
@@ -152,8 +152,8 @@ public final class Predictor: @unchecked Sendable {
                     stages.append(.native(nodeIndex: n, run: try NativeKernels.make(graph.nodes[n], graph: graph, buffers: buffers,
                                                                                      constants: constants)))
                 }
-            case .pointwise(let g):
-                stages.append(.pointwise(try PointwiseKernel(g, graph: graph, buffers: buffers, constants: constants)))
+            case .convolution(let g):
+                stages.append(.convolution(try ConvolutionKernel(g, graph: graph, buffers: buffers, constants: constants)))
             }
         }
         compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -182,7 +182,7 @@ public final class Predictor: @unchecked Sendable {
             switch stage {
             case .xnnpack(let s): return "xnnpack(\(s.nodeIndices.count) ops)"
             case .native(let n, _): return "native(\(graph.nodes[n].operation.name))"
-            case .pointwise(let k): return "pointwise(" + k.group.nodes.sorted().map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
+            case .convolution(let k): return "own(" + k.group.nodes.sorted().map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
             }
         }.joined(separator: " → ")
     }
@@ -195,31 +195,35 @@ public final class Predictor: @unchecked Sendable {
             switch stage {
             case .xnnpack(let s): try s.run()
             case .native(_, let run): run()
-            case .pointwise(let k): k.run()
+            case .convolution(let k): k.run()
             }
         }
     }
 
-    /// Runs the graph, timing each stage; returns (operation names of the stage, seconds) per stage.
-    public func predictTimed() throws -> [(operations: [String], seconds: Double)] {
+    /// Runs the graph, timing each stage; returns per stage the operation names, the first node's
+    /// name and output shape, and seconds.
+    public func predictTimed() throws -> [(operations: [String], node: String, seconds: Double)] {
         lock.lock()
         defer { lock.unlock() }
-        var result: [(operations: [String], seconds: Double)] = []
+        var result: [(operations: [String], node: String, seconds: Double)] = []
         for stage in stages {
             let t0 = DispatchTime.now().uptimeNanoseconds
-            let names: [String]
+            let nodes: [Int]
             switch stage {
             case .xnnpack(let s):
                 try s.run()
-                names = s.nodeIndices.map { graph.nodes[$0].operation.name }
+                nodes = s.nodeIndices
             case .native(let n, let run):
                 run()
-                names = [graph.nodes[n].operation.name]
-            case .pointwise(let k):
+                nodes = [n]
+            case .convolution(let k):
                 k.run()
-                names = k.group.nodes.sorted().map { graph.nodes[$0].operation.name }
+                nodes = k.group.nodes.sorted()
             }
-            result.append((names, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9))
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+            let first = graph.nodes[nodes.first ?? 0]
+            let shape = first.outputs.first.map { "\(graph.tensors[$0].shape)" } ?? ""
+            result.append((nodes.map { graph.nodes[$0].operation.name }, "'\(first.name)' → \(shape)", seconds))
         }
         return result
     }

@@ -11,7 +11,7 @@ import XNNPACKRuntime
 /// `framegraph model info MODEL` and `framegraph model bench MODEL`.
 struct ModelCommand {
     static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir", "model-budget",
-                                      "precision", "weights", "map", "machine-config", "pointwise"]
+                                      "precision", "weights", "map", "machine-config", "conv-kernels"]
     static let switches: Set<String> = ["all-layers"]
     let arguments: Arguments
 
@@ -23,10 +23,10 @@ struct ModelCommand {
         let runs = try arguments.integer("runs", default: 200, in: 1...1_000_000)
         let warmup = try arguments.integer("warmup", default: 20, in: 0...1_000_000)
         let threads = try arguments.integer("threads", default: 1, in: 1...64)
-        let pointwiseName = arguments.value("pointwise") ?? Predictor.PointwiseKernels.auto.rawValue
-        guard let pointwise = Predictor.PointwiseKernels(rawValue: pointwiseName) else {
-            throw Arguments.UsageError(description: "--pointwise '\(pointwiseName)': expected one of "
-                                       + Predictor.PointwiseKernels.allCases.map(\.rawValue).joined(separator: ", "))
+        let kernelsName = arguments.value("conv-kernels") ?? Predictor.ConvolutionKernels.auto.rawValue
+        guard let convolutions = Predictor.ConvolutionKernels(rawValue: kernelsName) else {
+            throw Arguments.UsageError(description: "--conv-kernels '\(kernelsName)': expected one of "
+                                       + Predictor.ConvolutionKernels.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let limits = try ModelCommand.limits(arguments)
         let start = Date()
@@ -55,7 +55,7 @@ struct ModelCommand {
             return 0
         }
         print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup,
-                        options: Predictor.Options(threads: threads, pointwise: pointwise)))
+                        options: Predictor.Options(threads: threads, convolutions: convolutions)))
         return 0
     }
 
@@ -203,16 +203,18 @@ struct ModelCommand {
         func pct(_ p: Double) -> Double { times[min(times.count - 1, Int((p * Double(times.count)).rounded(.up)) - 1)] }
 
         // Per operation type: the same graph with one stage per operation, timed stage by stage.
-        let split = try Predictor(graph: graph, options: .init(threads: threads, stagePerOperation: true, pointwise: options.pointwise))
+        let split = try Predictor(graph: graph, options: .init(threads: threads, stagePerOperation: true, convolutions: options.convolutions))
         for i in 0..<split.inputCount { split.input(i).pointer.update(from: predictor.input(i).pointer, count: split.input(i).count) }
         var byType: [String: [Double]] = [:]
+        var byStage: [Int: (name: String, times: [Double])] = [:]
         let profileRuns = max(5, min(runs, 50))
         for _ in 0..<3 { try split.predict() }
         var totals: [Double] = []
         for _ in 0..<profileRuns {
             var perType: [String: Double] = [:]
             var total = 0.0
-            for stage in try split.predictTimed() {
+            for (index, stage) in try split.predictTimed().enumerated() {
+                byStage[index, default: (stage.operations.joined(separator: "+") + " " + stage.node, [])].times.append(stage.seconds * 1000)
                 perType[stage.operations.first ?? "?", default: 0] += stage.seconds * 1000
                 total += stage.seconds * 1000
             }
@@ -221,9 +223,9 @@ struct ModelCommand {
         }
         func median(_ v: [Double]) -> Double { let s = v.sorted(); return s[s.count / 2] }
         var lines = ["model \(path)"]
-        lines.append(String(format: "  load (import) %.1f ms, compile %.1f ms, threads %d, 1×1 convolutions: %@", loadSeconds * 1000,
+        lines.append(String(format: "  load (import) %.1f ms, compile %.1f ms, threads %d, convolutions: %@", loadSeconds * 1000,
                             predictor.compileSeconds * 1000, threads,
-                            options.pointwise.usesOwnKernel ? "FrameGraph's kernel (--pointwise \(options.pointwise.rawValue))" : "XNNPACK (--pointwise \(options.pointwise.rawValue))"))
+                            options.convolutions.usesOwnKernel ? "FrameGraph's kernel (--conv-kernels \(options.convolutions.rawValue))" : "XNNPACK (--conv-kernels \(options.convolutions.rawValue))"))
         lines.append("  plan: \(predictor.planSummary)")
         lines.append(String(format: "  prediction over %d runs: median %.3f ms, p95 %.3f ms, min %.3f ms, max %.3f ms",
                             runs, pct(0.5), pct(0.95), times[0], times[times.count - 1]))
@@ -233,6 +235,10 @@ struct ModelCommand {
         let counts = Dictionary(graph.operationCounts.map { ($0.name, $0.count) }, uniquingKeysWith: +)
         for (name, ms) in rows {
             lines.append("    " + name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: " ×%-3d %8.3f ms  %5.1f %%", counts[name] ?? 0, ms, 100 * ms / max(median(totals), 1e-9)))
+        }
+        lines.append("  slowest operations:")
+        for stage in byStage.values.map({ ($0.name, median($0.times)) }).sorted(by: { $0.1 > $1.1 }).prefix(6) {
+            lines.append(String(format: "    %8.3f ms  ", stage.1) + stage.0)
         }
         return lines.joined(separator: "\n")
     }

@@ -93,6 +93,23 @@ void fg_pointwise_pack(const float *weights, const float *bias, int k, int n, fl
 /// for bit); `allow_simd` = 0 forces the scalar build.
 void fg_pointwise_conv(const float *input, size_t rows, int k, const float *packed, int n, float *out,
                        const fg_pointwise_epilogue *epilogue, int allow_simd);
+/// Where a convolution's windows lie: an NHWC input of batch × in_h × in_w × in_c, a kernel_h ×
+/// kernel_w window moved by the strides, spread by the dilations, starting pad_top / pad_left
+/// pixels before the input (padding reads zeros), out_h × out_w outputs per image.
+typedef struct {
+    int batch, in_h, in_w, in_c;
+    int kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+    int out_h, out_w;
+} fg_conv_geometry;
+
+/// Floats of scratch `fg_conv` needs for `geometry` (0 for a plain 1×1 convolution).
+size_t fg_conv_scratch_count(const fg_conv_geometry *geometry);
+/// A convolution with weights packed by fg_pointwise_pack (k = kernel_h·kernel_w·in_c, weights
+/// [n][kernel_h][kernel_w][in_c]): each output pixel's window is copied into `scratch` (six at a
+/// time) and multiplied like a 1×1 convolution, with the same epilogue (its residual indexed by
+/// output pixel).
+void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
+             const fg_pointwise_epilogue *epilogue, float *scratch, int allow_simd);
 /// Whether this kernel should replace XNNPACK's for 1×1 convolutions on this CPU: AVX2 and FMA
 /// without AVX-512F, where the XNNPACK snapshot's FMA3 matrix kernels spill an accumulator (measured
 /// in docs/BENCHMARKS.md); with AVX-512F, XNNPACK's 7×16 kernels keep everything in registers.

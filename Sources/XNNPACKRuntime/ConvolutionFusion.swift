@@ -1,11 +1,11 @@
+import CFrameGraphKernels
 import NeuralGraph
 
-/// A 1×1 convolution and the operations after it that run in the same pass of FrameGraph's own
-/// kernel (`fg_pointwise_conv`): the convolution's bias and clamp, an addition of a residual (which
-/// may be a zero channel pad of a smaller tensor), the addition's clamp, and a PReLU or hard-swish.
-/// MobileNet-style blocks (MediaPipe's face and selfie models, EfficientNet-Lite, the colorizer)
-/// end this way.
-struct PointwiseGroup: Equatable {
+/// A convolution and the operations after it that run in the same pass of FrameGraph's own kernel
+/// (`fg_conv`): the convolution's bias and clamp, an addition of a residual (which may be a zero
+/// channel pad of a smaller tensor), the addition's clamp, and a PReLU or hard-swish. MobileNet-style
+/// blocks (MediaPipe's face and selfie models, EfficientNet-Lite, the colorizer) end this way.
+struct ConvolutionGroup: Equatable {
     /// The convolution node.
     var convolution: Int
     /// Nodes whose work the group does (the addition, its channel pad, the PReLU or hard-swish).
@@ -16,8 +16,10 @@ struct PointwiseGroup: Equatable {
     var nodes: [Int] { [convolution] + absorbed }
     var input: Int
     var output: Int
-    /// Input and output channels, and rows (batch × height × width).
-    var inputChannels: Int, outputChannels: Int, rows: Int
+    /// Where the convolution's windows lie (input and output sizes, kernel, strides, padding).
+    var geometry: fg_conv_geometry
+    /// Output channels.
+    var outputChannels: Int
     var convolutionRange: (Float, Float) = (-.infinity, .infinity)
     var residual: Int?
     var residualChannels = 0
@@ -25,16 +27,23 @@ struct PointwiseGroup: Equatable {
     var preluSlopes: Int?
     var hardSwish = false
 
-    static func == (a: PointwiseGroup, b: PointwiseGroup) -> Bool {
+    /// Values each output pixel's window holds (kernel height × width × input channels).
+    var windowSize: Int { Int(geometry.kernel_h) * Int(geometry.kernel_w) * Int(geometry.in_c) }
+
+    static func == (a: ConvolutionGroup, b: ConvolutionGroup) -> Bool {
         a.convolution == b.convolution && a.absorbed == b.absorbed && a.output == b.output
     }
 }
 
-/// Finds the 1×1 convolutions of a graph that FrameGraph's own kernel runs, with what it can fuse.
-enum PointwiseFusion {
+/// Finds the convolutions of a graph that FrameGraph's own kernel runs, with what it can fuse.
+enum ConvolutionFusion {
+    /// Windows larger than this (values per output pixel) stay with XNNPACK: the kernel copies six
+    /// windows at a time, and its weights panel should stay in the core's caches.
+    static let largestWindow = 8192
+
     /// Groups of `graph` (lowered for XNNPACK). `fuse` = false keeps every group to its convolution
     /// alone (for timing operations one by one).
-    static func groups(in graph: NeuralGraph, fuse: Bool) -> [PointwiseGroup] {
+    static func groups(in graph: NeuralGraph, fuse: Bool) -> [ConvolutionGroup] {
         var consumers: [Int: [Int]] = [:]
         for (i, node) in graph.nodes.enumerated() {
             for t in node.inputs where t >= 0 { consumers[t, default: []].append(i) }
@@ -45,38 +54,49 @@ enum PointwiseFusion {
             guard !outputs.contains(tensor), let c = consumers[tensor], c.count == 1 else { return nil }
             return c[0]
         }
-        var groups: [PointwiseGroup] = []
+        var groups: [ConvolutionGroup] = []
         for (index, node) in graph.nodes.enumerated() {
-            guard var group = pointwise(node, index: index, in: graph) else { continue }
+            guard var group = convolution(node, index: index, in: graph) else { continue }
             if fuse { extend(&group, graph: graph, onlyConsumer: onlyConsumer) }
             groups.append(group)
         }
         return groups
     }
 
-    /// The group of a plain 1×1, stride-1, unpadded, ungrouped convolution with constant weights.
-    private static func pointwise(_ node: NeuralNode, index: Int, in graph: NeuralGraph) -> PointwiseGroup? {
-        guard case .conv2d(let p) = node.operation, p.activation != .tanh, node.inputs.count >= 2, node.inputs[0] >= 0, node.outputs.count == 1,
-              p.strideH == 1, p.strideW == 1 else { return nil }
-        if case .explicit(let t, let l, let b, let r) = p.padding, t != 0 || l != 0 || b != 0 || r != 0 { return nil }
+    /// The group of an ungrouped 2-D convolution with constant weights (and bias) whose sizes the
+    /// kernel takes.
+    private static func convolution(_ node: NeuralNode, index: Int, in graph: NeuralGraph) -> ConvolutionGroup? {
+        guard case .conv2d(let p) = node.operation, p.activation != .tanh, node.inputs.count >= 2, node.inputs[0] >= 0,
+              node.outputs.count == 1 else { return nil }
         let inShape = graph.tensors[node.inputs[0]].shape, outShape = graph.tensors[node.outputs[0]].shape
-        let filter = graph.tensors[node.inputs[1]].shape
-        guard inShape.count == 4, outShape.count == 4, filter.count == 4, filter[1] == 1, filter[2] == 1,
-              filter[3] == inShape[3], filter[0] == outShape[3], inShape[0] == outShape[0],
-              inShape[1] == outShape[1], inShape[2] == outShape[2],
-              graph.tensors[node.inputs[1]].constant != nil else { return nil }
+        let filter = graph.tensors[node.inputs[1]].shape  // [O, H, W, I]
+        guard inShape.count == 4, outShape.count == 4, filter.count == 4, filter[3] == inShape[3], filter[0] == outShape[3],
+              inShape[0] == outShape[0], graph.tensors[node.inputs[1]].constant != nil,
+              [p.strideH, p.strideW, p.dilationH, p.dilationW].allSatisfy({ $0 >= 1 && $0 <= 64 }) else { return nil }
         if node.inputs.count > 2, node.inputs[2] >= 0 {
             guard let bias = graph.tensors[node.inputs[2]].constant, bias.elementCount == outShape[3] else { return nil }
         }
-        let rows = inShape[0] * inShape[1] * inShape[2]
-        guard rows > 0, inShape[3] > 0, outShape[3] > 0, inShape[3] < Int(Int32.max), outShape[3] < Int(Int32.max) else { return nil }
-        return PointwiseGroup(convolution: index, input: node.inputs[0], output: node.outputs[0],
-                              inputChannels: inShape[3], outputChannels: outShape[3], rows: rows, convolutionRange: p.activation.range)
+        let (top, _) = p.padding.amounts(input: inShape[1], output: outShape[1], kernel: filter[1], stride: p.strideH,
+                                         dilation: p.dilationH, vertical: true)
+        let (left, _) = p.padding.amounts(input: inShape[2], output: outShape[2], kernel: filter[2], stride: p.strideW,
+                                          dilation: p.dilationW, vertical: false)
+        let dims = inShape + outShape + [filter[1], filter[2], top, left]
+        let window = filter[1] * filter[2] * filter[3]
+        guard dims.allSatisfy({ $0 >= 0 && $0 < Int(Int32.max) }), inShape.dropFirst().allSatisfy({ $0 > 0 }),
+              outShape.allSatisfy({ $0 > 0 }), window > 0, window <= largestWindow,
+              inShape[0] * outShape[1] * outShape[2] < Int(Int32.max) else { return nil }
+        let geometry = fg_conv_geometry(batch: Int32(inShape[0]), in_h: Int32(inShape[1]), in_w: Int32(inShape[2]), in_c: Int32(inShape[3]),
+                                        kernel_h: Int32(filter[1]), kernel_w: Int32(filter[2]),
+                                        stride_h: Int32(p.strideH), stride_w: Int32(p.strideW),
+                                        dilation_h: Int32(p.dilationH), dilation_w: Int32(p.dilationW),
+                                        pad_top: Int32(top), pad_left: Int32(left), out_h: Int32(outShape[1]), out_w: Int32(outShape[2]))
+        return ConvolutionGroup(convolution: index, input: node.inputs[0], output: node.outputs[0], geometry: geometry,
+                                outputChannels: outShape[3], convolutionRange: p.activation.range)
     }
 
     /// Absorbs an addition of a same-shaped tensor (or of a zero channel pad of one) and then a PReLU
     /// or hard-swish, as long as each intermediate result has no other reader.
-    private static func extend(_ group: inout PointwiseGroup, graph: NeuralGraph, onlyConsumer: (Int) -> Int?) {
+    private static func extend(_ group: inout ConvolutionGroup, graph: NeuralGraph, onlyConsumer: (Int) -> Int?) {
         let shape = graph.tensors[group.output].shape
         if let a = onlyConsumer(group.output), case .add(let activation) = graph.nodes[a].operation, activation != .tanh {
             let add = graph.nodes[a]

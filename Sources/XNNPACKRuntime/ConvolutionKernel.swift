@@ -1,16 +1,18 @@
 import CFrameGraphKernels
 import NeuralGraph
 
-/// A ``PointwiseGroup`` bound to the predictor's buffers: weights packed once into 16-channel
-/// panels, then one call of `fg_pointwise_conv` per prediction.
-final class PointwiseKernel {
-    let group: PointwiseGroup
+/// A ``ConvolutionGroup`` bound to the predictor's buffers: weights packed once into 16-channel
+/// panels, then one call of `fg_conv` per prediction.
+final class ConvolutionKernel {
+    let group: ConvolutionGroup
     private let packed: UnsafeMutablePointer<Float>
+    private let scratch: UnsafeMutablePointer<Float>
+    private var geometry: fg_conv_geometry
     private let input: UnsafeMutablePointer<Float>
     private let output: UnsafeMutablePointer<Float>
     private var epilogue: fg_pointwise_epilogue
 
-    init(_ group: PointwiseGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage]) throws {
+    init(_ group: ConvolutionGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage]) throws {
         self.group = group
         let node = graph.nodes[group.convolution]
         let label = "CONV_2D ('\(node.name)')"
@@ -28,7 +30,9 @@ final class PointwiseKernel {
         }
         input = try buffer(group.input)
         output = try buffer(group.output)
-        let k = Int32(group.inputChannels), n = Int32(group.outputChannels)
+        let k = Int32(group.windowSize), n = Int32(group.outputChannels)
+        geometry = group.geometry
+        scratch = .allocate(capacity: max(1, fg_conv_scratch_count(&geometry)))
         let count = fg_pointwise_packed_count(k, n)
         packed = .allocate(capacity: count)
         let weights = try constant(node.inputs[1])
@@ -46,9 +50,12 @@ final class PointwiseKernel {
         if let s = group.preluSlopes { epilogue.prelu_slopes = UnsafePointer(try constant(s)) }
     }
 
-    deinit { packed.deallocate() }
+    deinit {
+        packed.deallocate()
+        scratch.deallocate()
+    }
 
     func run() {
-        fg_pointwise_conv(input, group.rows, Int32(group.inputChannels), packed, Int32(group.outputChannels), output, &epilogue, 1)
+        fg_conv(input, &geometry, packed, Int32(group.outputChannels), output, &epilogue, scratch, 1)
     }
 }

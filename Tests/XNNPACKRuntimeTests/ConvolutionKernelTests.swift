@@ -7,9 +7,9 @@ import Testing
 import TFLiteImport
 @testable import XNNPACKRuntime
 
-/// FrameGraph's own 1×1 convolution kernel (`fg_pointwise_conv`) and the fusion that hands it the
-/// addition, channel pad and PReLU / hard-swish after a convolution.
-@Suite struct PointwiseKernelTests {
+/// FrameGraph's own convolution kernel (`fg_conv`, `fg_pointwise_conv`) and the fusion that hands it
+/// the addition, channel pad and PReLU / hard-swish after a convolution.
+@Suite struct ConvolutionKernelTests {
     /// Deterministic pseudo-random floats in −1…1.
     func values(_ count: Int, seed: inout UInt64) -> [Float] {
         (0..<count).map { _ in
@@ -79,6 +79,57 @@ import TFLiteImport
         #expect(compared > 50_000)
     }
 
+    /// Convolutions with windows (kernel sizes, strides, dilations, padding, batches): the AVX2 and
+    /// scalar builds agree bit for bit and follow the definition (zeros outside the input).
+    @Test func windowedConvolutionsMatchTheDefinitionInBothBuilds() {
+        var seed: UInt64 = 99
+        func int(_ range: ClosedRange<Int>) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
+        }
+        var compared = 0
+        for caseIndex in 0..<60 {
+            let batch = int(1...2), inH = int(1...13), inW = int(1...13), inC = int(1...9), n = int(1...37)
+            let kh = int(1...5), kw = int(1...5), sh = int(1...3), sw = int(1...3), dh = int(1...2), dw = int(1...2)
+            let padTop = int(0...kh), padLeft = int(0...kw)
+            let outH = max(1, (inH + 2 * padTop - dh * (kh - 1) - 1) / sh + 1), outW = max(1, (inW + 2 * padLeft - dw * (kw - 1) - 1) / sw + 1)
+            let k = kh * kw * inC
+            let input = values(batch * inH * inW * inC, seed: &seed), weights = values(n * k, seed: &seed), bias = values(n, seed: &seed)
+            var g = fg_conv_geometry(batch: Int32(batch), in_h: Int32(inH), in_w: Int32(inW), in_c: Int32(inC), kernel_h: Int32(kh), kernel_w: Int32(kw),
+                                     stride_h: Int32(sh), stride_w: Int32(sw), dilation_h: Int32(dh), dilation_w: Int32(dw),
+                                     pad_top: Int32(padTop), pad_left: Int32(padLeft), out_h: Int32(outH), out_w: Int32(outW))
+            var packed = [Float](repeating: .nan, count: fg_pointwise_packed_count(Int32(k), Int32(n)))
+            fg_pointwise_pack(weights, bias, Int32(k), Int32(n), &packed)
+            func run(simd: Int32) -> [Float] {
+                var out = [Float](repeating: .nan, count: batch * outH * outW * n)
+                var scratch = [Float](repeating: .nan, count: max(1, fg_conv_scratch_count(&g)))
+                var e = fg_pointwise_epilogue(min1: -.infinity, max1: .infinity, residual: nil, residual_stride: 0, residual_channels: 0,
+                                              min2: -.infinity, max2: .infinity, prelu_slopes: nil, hard_swish: 0)
+                fg_conv(input, &g, packed, Int32(n), &out, &e, &scratch, simd)
+                return out
+            }
+            let vector = run(simd: 1), scalar = run(simd: 0)
+            var worst = 0.0
+            for b in 0..<batch { for oy in 0..<outH { for ox in 0..<outW { for c in 0..<n {
+                var v = Double(bias[c])
+                for ky in 0..<kh { for kx in 0..<kw {
+                    let iy = oy * sh + ky * dh - padTop, ix = ox * sw + kx * dw - padLeft
+                    guard iy >= 0, iy < inH, ix >= 0, ix < inW else { continue }
+                    for i in 0..<inC {
+                        v += Double(input[((b * inH + iy) * inW + ix) * inC + i]) * Double(weights[((c * kh + ky) * kw + kx) * inC + i])
+                    }
+                } }
+                worst = max(worst, abs(v - Double(scalar[((b * outH + oy) * outW + ox) * n + c])))
+            } } } }
+            let label = "batch \(batch) input \(inH)×\(inW)×\(inC) kernel \(kh)×\(kw) stride \(sh),\(sw) dilation \(dh),\(dw) pad \(padTop),\(padLeft) n \(n)"
+            #expect(worst < 1e-4, "case \(caseIndex) (\(label)): scalar build differs from the definition by \(worst)")
+            let mismatches = zip(vector, scalar).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(mismatches == 0, "case \(caseIndex) (\(label)): \(mismatches) values differ between the AVX2 and scalar builds")
+            compared += vector.count
+        }
+        #expect(compared > 20_000)
+    }
+
     /// A small graph: 1×1 convolution (ReLU6) → + residual padded by zeros from 3 to 5 channels
     /// → PReLU. The fused plan must absorb all four operations into one kernel and give what
     /// XNNPACK gives operation by operation.
@@ -103,9 +154,9 @@ import TFLiteImport
         g.inputs = [x, small]
         g.outputs = [y]
         try g.validate()
-        let fused = try Predictor(graph: g, options: .init(pointwise: .own))
-        let plain = try Predictor(graph: g, options: .init(pointwise: .xnnpack))
-        #expect(fused.planSummary == "pointwise(CONV_2D+PAD+ADD+PRELU)")
+        let fused = try Predictor(graph: g, options: .init(convolutions: .own))
+        let plain = try Predictor(graph: g, options: .init(convolutions: .xnnpack))
+        #expect(fused.planSummary == "own(CONV_2D+PAD+ADD+PRELU)")
         #expect(plain.planSummary == "xnnpack(4 ops)")
         let inputs = [values(7 * 9 * 4, seed: &seed).map { $0 * 2 }, values(7 * 9 * 3, seed: &seed).map { $0 * 2 }]
         let a = try fused.predict(inputs), c = try plain.predict(inputs)
@@ -117,10 +168,10 @@ import TFLiteImport
     /// The shipped models whose 1×1 convolutions FrameGraph's kernel runs: the fused plan gives what
     /// XNNPACK's plan gives, and it fuses what each model's blocks end with.
     @Test(arguments: [
-        ("face_landmark.tflite", "pointwise(CONV_2D+PAD+ADD+PRELU)"),
-        ("face_detection_short_range.tflite", "pointwise(CONV_2D+PAD+ADD)"),
-        ("selfie_segmentation.tflite", "pointwise(CONV_2D+HARD_SWISH)"),
-        ("colorizer.onnx", "pointwise(CONV_2D+ADD)"),
+        ("face_landmark.tflite", "own(CONV_2D+PAD+ADD+PRELU)"),
+        ("face_detection_short_range.tflite", "own(CONV_2D+PAD+ADD)"),
+        ("selfie_segmentation.tflite", "own(CONV_2D+HARD_SWISH)"),
+        ("colorizer.onnx", "own(CONV_2D+ADD)"),
     ])
     func fusedPlansOfTheShippedModelsMatchXNNPACK(file: String, expectedGroup: String) throws {
         let path = file.hasSuffix(".onnx") ? TestEnvironment.root.appendingPathComponent("models/colorizer/\(file)").path
@@ -130,10 +181,10 @@ import TFLiteImport
             return
         }
         let graph = file.hasSuffix(".onnx") ? try ONNXImporter.load(path: path) : try TFLiteImporter.load(path: path)
-        let fused = try Predictor(graph: graph, options: .init(pointwise: .own))
-        let plain = try Predictor(graph: graph, options: .init(pointwise: .xnnpack))
+        let fused = try Predictor(graph: graph, options: .init(convolutions: .own))
+        let plain = try Predictor(graph: graph, options: .init(convolutions: .xnnpack))
         #expect(fused.planSummary.contains(expectedGroup), "\(file): \(fused.planSummary)")
-        #expect(!plain.planSummary.contains("pointwise"))
+        #expect(!plain.planSummary.contains("own("))
         var seed: UInt64 = 11
         let inputs = (0..<fused.inputCount).map { values(fused.input($0).count, seed: &seed).map { $0 * 0.5 + 0.5 } }
         let a = try fused.predict(inputs), c = try plain.predict(inputs)
