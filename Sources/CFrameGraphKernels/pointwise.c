@@ -11,6 +11,7 @@
 #include "cpu.h"
 #include <math.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 #if FG_HAVE_AVX2_BUILD
 #include <immintrin.h>
@@ -103,12 +104,11 @@ static int is_pointwise(const fg_conv_geometry *g) {
 }
 
 static void conv_scalar(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
-                        const fg_pointwise_epilogue *e, float *scratch) {
-    size_t rows = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+                        const fg_pointwise_epilogue *e, float *scratch, size_t first, size_t rows) {
     size_t k = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
     size_t panels = ((size_t)n + PANEL - 1) / PANEL;
     int direct = is_pointwise(g);
-    for (size_t r = 0; r < rows; r++) {
+    for (size_t r = first; r < rows; r++) {
         const float *a = input + r * k;
         if (!direct) {
             gather(input, g, r, 1, scratch);
@@ -226,12 +226,11 @@ FG_AVX2 static void gather_avx2(const float *input, const fg_conv_geometry *g, s
 }
 
 FG_AVX2 static void conv_avx2(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
-                              const fg_pointwise_epilogue *e, float *scratch) {
-    size_t rows = (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+                              const fg_pointwise_epilogue *e, float *scratch, size_t first, size_t rows) {
     size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
     size_t panels = ((size_t)n + PANEL - 1) / PANEL, panel_size = PANEL * (kk + 1);
     int direct = is_pointwise(g);
-    for (size_t row = 0; row < rows; row += MAX_ROWS) {
+    for (size_t row = first; row < rows; row += MAX_ROWS) {
         size_t mr = rows - row < MAX_ROWS ? rows - row : MAX_ROWS;
         const float *a = input + row * kk;
         if (!direct) {
@@ -258,17 +257,29 @@ size_t fg_conv_scratch_count(const fg_conv_geometry *g) {
     return is_pointwise(g) ? 0 : MAX_ROWS * (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c + 8;
 }
 
-void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
-             const fg_pointwise_epilogue *epilogue, float *scratch, int allow_simd) {
+size_t fg_conv_rows(const fg_conv_geometry *g) {
+    return (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
+}
+
+void fg_conv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
+                  const fg_pointwise_epilogue *epilogue, float *scratch, size_t first, size_t end, int allow_simd) {
     if (geometry->batch <= 0 || geometry->out_h <= 0 || geometry->out_w <= 0 || n <= 0 || geometry->in_c <= 0) return;
+    size_t rows = fg_conv_rows(geometry);
+    if (end > rows) end = rows;
+    if (first >= end) return;
 #if FG_HAVE_AVX2_BUILD
     if (allow_simd && fg_has_avx2()) {
-        conv_avx2(input, geometry, packed, n, out, epilogue, scratch);
+        conv_avx2(input, geometry, packed, n, out, epilogue, scratch, first, end);
         return;
     }
 #endif
     (void)allow_simd;
-    conv_scalar(input, geometry, packed, n, out, epilogue, scratch);
+    conv_scalar(input, geometry, packed, n, out, epilogue, scratch, first, end);
+}
+
+void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
+             const fg_pointwise_epilogue *epilogue, float *scratch, int allow_simd) {
+    fg_conv_part(input, geometry, packed, n, out, epilogue, scratch, 0, SIZE_MAX, allow_simd);
 }
 
 void fg_pointwise_conv(const float *input, size_t rows, int k, const float *packed, int n, float *out,

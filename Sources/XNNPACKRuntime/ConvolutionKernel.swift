@@ -1,18 +1,29 @@
 import CFrameGraphKernels
+import CXNNPACK
 import NeuralGraph
 
 /// A ``ConvolutionGroup`` bound to the predictor's buffers: weights packed once into 16-channel
-/// panels, then one call of `fg_conv` per prediction.
+/// panels, then one call of `fg_conv` per prediction, or, with a thread pool, one part of the output
+/// rows per thread (each with its own scratch).
 final class ConvolutionKernel {
     let group: ConvolutionGroup
     private let packed: UnsafeMutablePointer<Float>
+    /// Scratch of `scratchCount` floats per part.
     private let scratch: UnsafeMutablePointer<Float>
-    private var geometry: fg_conv_geometry
+    private let scratchCount: Int
+    private let threadpool: pthreadpool_t?
+    /// Parts the rows are split into (1 without a thread pool), each a multiple of 6 rows.
+    private let parts: Int
+    private let rowsPerPart: Int
+    /// Geometry and epilogue in memory of their own: parts on several threads read them at once
+    /// (an `inout` of a stored property from two threads would be an exclusivity violation).
+    private let geometry: UnsafeMutablePointer<fg_conv_geometry>
     private let input: UnsafeMutablePointer<Float>
     private let output: UnsafeMutablePointer<Float>
-    private var epilogue: fg_pointwise_epilogue
+    private let epilogue: UnsafeMutablePointer<fg_pointwise_epilogue>
 
-    init(_ group: ConvolutionGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage]) throws {
+    init(_ group: ConvolutionGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
+         threadpool: pthreadpool_t?) throws {
         self.group = group
         let node = graph.nodes[group.convolution]
         let label = "CONV_2D ('\(node.name)')"
@@ -30,32 +41,55 @@ final class ConvolutionKernel {
         }
         input = try buffer(group.input)
         output = try buffer(group.output)
-        let k = Int32(group.windowSize), n = Int32(group.outputChannels)
-        geometry = group.geometry
-        scratch = .allocate(capacity: max(1, fg_conv_scratch_count(&geometry)))
-        let count = fg_pointwise_packed_count(k, n)
-        packed = .allocate(capacity: count)
         let weights = try constant(node.inputs[1])
         let bias = node.inputs.count > 2 && node.inputs[2] >= 0 ? try constant(node.inputs[2]) : nil
+        let residual = try group.residual.map { UnsafePointer(try buffer($0)) }
+        let slopes = try group.preluSlopes.map { UnsafePointer(try constant($0)) }
+        // Nothing below throws: what is allocated is freed by deinit.
+        let k = Int32(group.windowSize), n = Int32(group.outputChannels)
+        geometry = .allocate(capacity: 1)
+        geometry.initialize(to: group.geometry)
+        let rows = fg_conv_rows(geometry)
+        let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
+        // Split only when every part gets a fair amount of work (at least 16 tiles of 6 rows).
+        parts = max(1, min(threads, rows / 96))
+        rowsPerPart = (rows + parts - 1) / parts / 6 * 6 + 6
+        self.threadpool = parts > 1 ? threadpool : nil
+        scratchCount = max(1, fg_conv_scratch_count(geometry))
+        scratch = .allocate(capacity: scratchCount * parts)
+        let count = fg_pointwise_packed_count(k, n)
+        packed = .allocate(capacity: count)
         fg_pointwise_pack(weights, bias, k, n, packed)
-        epilogue = fg_pointwise_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
-                                         residual: nil, residual_stride: 0, residual_channels: 0,
-                                         min2: group.additionRange.0, max2: group.additionRange.1,
-                                         prelu_slopes: nil, hard_swish: group.hardSwish ? 1 : 0)
-        if let r = group.residual {
-            epilogue.residual = UnsafePointer(try buffer(r))
-            epilogue.residual_stride = group.residualChannels
-            epilogue.residual_channels = Int32(group.residualChannels)
-        }
-        if let s = group.preluSlopes { epilogue.prelu_slopes = UnsafePointer(try constant(s)) }
+        epilogue = .allocate(capacity: 1)
+        epilogue.initialize(to: fg_pointwise_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
+                                                      residual: residual, residual_stride: residual == nil ? 0 : group.residualChannels,
+                                                      residual_channels: residual == nil ? 0 : Int32(group.residualChannels),
+                                                      min2: group.additionRange.0, max2: group.additionRange.1,
+                                                      prelu_slopes: slopes, hard_swish: group.hardSwish ? 1 : 0))
     }
 
     deinit {
         packed.deallocate()
         scratch.deallocate()
+        geometry.deallocate()
+        epilogue.deallocate()
     }
 
     func run() {
-        fg_conv(input, &geometry, packed, Int32(group.outputChannels), output, &epilogue, scratch, 1)
+        guard let threadpool else {
+            fg_conv(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch, 1)
+            return
+        }
+        pthreadpool_parallelize_1d(threadpool, { context, part in
+            guard let context else { return }
+            Unmanaged<ConvolutionKernel>.fromOpaque(context).takeUnretainedValue().run(part: part)
+        }, Unmanaged.passUnretained(self).toOpaque(), parts, 0)
+    }
+
+    /// Rows part·rowsPerPart … of the output, with scratch of its own.
+    private func run(part: Int) {
+        let first = part * rowsPerPart
+        fg_conv_part(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch + part * scratchCount,
+                     first, first + rowsPerPart, 1)
     }
 }

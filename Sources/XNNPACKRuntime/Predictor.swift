@@ -153,7 +153,8 @@ public final class Predictor: @unchecked Sendable {
                                                                                      constants: constants)))
                 }
             case .convolution(let g):
-                stages.append(.convolution(try ConvolutionKernel(g, graph: graph, buffers: buffers, constants: constants)))
+                stages.append(.convolution(try ConvolutionKernel(g, graph: graph, buffers: buffers, constants: constants,
+                                                                  threadpool: threadpool)))
             }
         }
         compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

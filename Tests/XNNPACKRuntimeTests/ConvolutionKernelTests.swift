@@ -165,8 +165,8 @@ import TFLiteImport
         #expect(a[0].contains { $0 < 0 } && a[0].contains { $0 > 1 }, "the case exercises PReLU's negative side and the clamps")
     }
 
-    /// The shipped models whose 1×1 convolutions FrameGraph's kernel runs: the fused plan gives what
-    /// XNNPACK's plan gives, and it fuses what each model's blocks end with.
+    /// The shipped models whose convolutions FrameGraph's kernel runs: the fused plan gives what
+    /// XNNPACK's plan gives (on one thread and on two), and it fuses what each model's blocks end with.
     @Test(arguments: [
         ("face_landmark.tflite", "own(CONV_2D+PAD+ADD+PRELU)"),
         ("face_detection_short_range.tflite", "own(CONV_2D+PAD+ADD)"),
@@ -187,11 +187,15 @@ import TFLiteImport
         #expect(!plain.planSummary.contains("own("))
         var seed: UInt64 = 11
         let inputs = (0..<fused.inputCount).map { values(fused.input($0).count, seed: &seed).map { $0 * 0.5 + 0.5 } }
-        let a = try fused.predict(inputs), c = try plain.predict(inputs)
+        // Two threads split each convolution's rows between them: the same arithmetic per value.
+        let parallel = try Predictor(graph: graph, options: .init(threads: 2, convolutions: .own))
+        let a = try fused.predict(inputs), c = try plain.predict(inputs), p = try parallel.predict(inputs)
         for (i, (x, y)) in zip(a, c).enumerated() {
             let scale = max(1, y.map { abs($0) }.max() ?? 1)
             let worst = zip(x, y).map { abs($0 - $1) }.max() ?? .infinity
             #expect(worst <= 1e-4 * scale, "\(file) output \(i): max |diff| \(worst) (largest value \(scale))")
+            let threaded = zip(x, p[i]).map { abs($0 - $1) }.max() ?? .infinity
+            #expect(threaded <= 1e-4 * scale, "\(file) output \(i), two threads: max |diff| \(threaded)")
         }
     }
 }

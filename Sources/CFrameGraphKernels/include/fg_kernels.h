@@ -110,6 +110,12 @@ size_t fg_conv_scratch_count(const fg_conv_geometry *geometry);
 /// output pixel).
 void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
              const fg_pointwise_epilogue *epilogue, float *scratch, int allow_simd);
+/// Output pixels (matrix rows) of `geometry`: batch × out_h × out_w.
+size_t fg_conv_rows(const fg_conv_geometry *geometry);
+/// fg_conv for output rows first…end−1 only (`first` a multiple of 6), so that threads can share
+/// a convolution, each with its own scratch.
+void fg_conv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
+                  const fg_pointwise_epilogue *epilogue, float *scratch, size_t first, size_t end, int allow_simd);
 /// Whether this kernel should replace XNNPACK's for 1×1 convolutions on this CPU: AVX2 and FMA
 /// without AVX-512F, where the XNNPACK snapshot's FMA3 matrix kernels spill an accumulator (measured
 /// in docs/BENCHMARKS.md); with AVX-512F, XNNPACK's 7×16 kernels keep everything in registers.
