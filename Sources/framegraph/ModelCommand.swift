@@ -213,8 +213,10 @@ struct ModelCommand {
         for _ in 0..<profileRuns {
             var perType: [String: Double] = [:]
             var total = 0.0
-            for (index, stage) in try split.predictTimed().enumerated() {
+            for (index, stage) in try predictor.predictTimed().enumerated() {
                 byStage[index, default: (stage.operations.joined(separator: "+") + " " + stage.node, [])].times.append(stage.seconds * 1000)
+            }
+            for stage in try split.predictTimed() {
                 perType[stage.operations.first ?? "?", default: 0] += stage.seconds * 1000
                 total += stage.seconds * 1000
             }
@@ -236,7 +238,7 @@ struct ModelCommand {
         for (name, ms) in rows {
             lines.append("    " + name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: " ×%-3d %8.3f ms  %5.1f %%", counts[name] ?? 0, ms, 100 * ms / max(median(totals), 1e-9)))
         }
-        lines.append("  slowest operations:")
+        lines.append("  slowest stages of the plan (fused as it runs):")
         for stage in byStage.values.map({ ($0.name, median($0.times)) }).sorted(by: { $0.1 > $1.1 }).prefix(6) {
             lines.append(String(format: "    %8.3f ms  ", stage.1) + stage.0)
         }
