@@ -72,18 +72,22 @@ def main():
         "FrameGraph (.tflite)": [FG, "model", "bench", TFLITE, "--runs", str(a.runs), "--threads", str(a.threads)],
         "onnxruntime (.onnx)": [PY, "-c", PEER, "ort", ONNX, str(a.runs), str(a.threads)],
         "FrameGraph (.onnx)": [FG, "model", "bench", ONNX, "--runs", str(a.runs), "--threads", str(a.threads)],
+        # The same with every convolution left to XNNPACK (FrameGraph before its own kernel).
+        "FrameGraph XNNPACK-conv (.tflite)": [FG, "model", "bench", TFLITE, "--runs", str(a.runs), "--threads", str(a.threads),
+                                              "--conv-kernels", "xnnpack"],
     }
     results = {k: [] for k in sides}
     for r in range(a.rounds):
         for name, cmd in sides.items():
             results[name].append(measure(cmd, a.cpu))
-            print(f"round {r + 1} {name:22s} median {results[name][-1]:8.3f} ms", flush=True)
+            print(f"round {r + 1} {name:34s} median {results[name][-1]:8.3f} ms", flush=True)
     med = {k: statistics.median(v) for k, v in results.items()}
     print(f"\nEfficientNet-Lite0, {a.threads} thread(s), CPU {a.cpu}, medians of {a.rounds} round medians ({a.runs} runs each):")
     for k, v in med.items():
-        print(f"  {k:22s} {v:8.3f} ms")
+        print(f"  {k:34s} {v:8.3f} ms")
     print(f"  FrameGraph / LiteRT (.tflite)      {med['FrameGraph (.tflite)'] / med['LiteRT (.tflite)']:.3f}")
     print(f"  FrameGraph / onnxruntime (.onnx)   {med['FrameGraph (.onnx)'] / med['onnxruntime (.onnx)']:.3f}")
+    print(f"  FrameGraph XNNPACK-conv / LiteRT   {med['FrameGraph XNNPACK-conv (.tflite)'] / med['LiteRT (.tflite)']:.3f}")
 
 
 if __name__ == "__main__":
