@@ -240,7 +240,8 @@ struct ModelCommand {
         }
         lines.append("  slowest stages of the plan (fused as it runs):")
         for stage in byStage.values.map({ ($0.name, median($0.times)) }).sorted(by: { $0.1 > $1.1 }).prefix(6) {
-            lines.append(String(format: "    %8.3f ms  ", stage.1) + stage.0)
+            let name = stage.0.count > 110 ? String(stage.0.prefix(60)) + "…" + String(stage.0.suffix(49)) : stage.0
+            lines.append(String(format: "    %8.3f ms  ", stage.1) + name)
         }
         return lines.joined(separator: "\n")
     }
