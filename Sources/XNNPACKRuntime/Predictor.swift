@@ -35,7 +35,8 @@ public final class Predictor: @unchecked Sendable {
 
     /// Who runs the graph's 1×1 convolutions.
     public enum ConvolutionKernels: String, Sendable, CaseIterable {
-        /// FrameGraph's own kernel where it is the faster (AVX2 without AVX-512F), else XNNPACK.
+        /// FrameGraph's own kernel where it is the faster (AVX2 without AVX-512F), else XNNPACK;
+        /// the environment variable `FRAMEGRAPH_CONV_KERNELS` (`own` or `xnnpack`) overrides the rule.
         case auto
         /// FrameGraph's own kernel, with the addition, channel pad and PReLU / hard-swish after the
         /// convolution fused into its pass.
@@ -46,7 +47,14 @@ public final class Predictor: @unchecked Sendable {
         /// Whether this choice uses FrameGraph's kernel on this CPU.
         public var usesOwnKernel: Bool {
             switch self {
-            case .auto: return fg_pointwise_is_preferred() != 0
+            case .auto:
+                // FRAMEGRAPH_CONV_KERNELS=own|xnnpack overrides the CPU rule for every predictor of
+                // the process (pipelines included), to compare the two or to step around a kernel.
+                switch ProcessInfo.processInfo.environment["FRAMEGRAPH_CONV_KERNELS"] {
+                case "own": return true
+                case "xnnpack": return false
+                default: return fg_pointwise_is_preferred() != 0
+                }
             case .own: return true
             case .xnnpack: return false
             }

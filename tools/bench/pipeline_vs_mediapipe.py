@@ -23,6 +23,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pin", action="store_true")
     ap.add_argument("--face-mesh", action="store_true", help="compare face mesh instead of portrait segmentation")
+    ap.add_argument("--also-xnnpack", action="store_true",
+                    help="also run FrameGraph with every convolution left to XNNPACK (FRAMEGRAPH_CONV_KERNELS=xnnpack)")
     a = ap.parse_args()
     fg = os.path.join(root, ".build/release/framegraph")
     mp_python = os.path.join(root, ".venv-mediapipe/bin/python")
@@ -37,17 +39,20 @@ def main():
         pipeline = os.path.join(tempfile.mkdtemp(), "face-mesh-bench.fg")
         open(pipeline, "w").write("source = file path=unused.mp4\nmesh = face-landmarks max-faces=1\nout = null\nsource -> mesh -> out\n")
         solution = ["--solution", "face_mesh"]
-    rows = {"framegraph": [], "mediapipe": []}
+    variants = [("framegraph", {})] + ([("fg-xnnpack", {"FRAMEGRAPH_CONV_KERNELS": "xnnpack"})] if a.also_xnnpack else [])
+    rows = {name: [] for name, _ in variants}
+    rows["mediapipe"] = []
     for r in range(a.rounds):
-        with tempfile.NamedTemporaryFile(suffix=".json") as f:
-            subprocess.run(pin + [fg, "run", pipeline, "--input", a.clip,
-                                  "--mode", "offline", "--quiet", "--stats", f.name], check=True, cwd=root,
-                           env=dict(os.environ, FRAMEGRAPH_MODELS=os.path.join(root, "models/cache")))
-            s = json.load(open(f.name))
-            fps = s["framesOut"] / s["elapsedSeconds"]
-            rows["framegraph"].append((fps, s["cpuSeconds"] / s["framesOut"] * 1000))
-            print(f"round {r + 1} framegraph {fps:7.1f} fps  {rows['framegraph'][-1][1]:6.2f} ms CPU/frame  "
-                  f"(out {s['framesOut']}, dropped {s['droppedBusy']})")
+        for name, extra in variants:
+            with tempfile.NamedTemporaryFile(suffix=".json") as f:
+                subprocess.run(pin + [fg, "run", pipeline, "--input", a.clip,
+                                      "--mode", "offline", "--quiet", "--stats", f.name], check=True, cwd=root,
+                               env=dict(os.environ, FRAMEGRAPH_MODELS=os.path.join(root, "models/cache"), **extra))
+                s = json.load(open(f.name))
+                fps = s["framesOut"] / s["elapsedSeconds"]
+                rows[name].append((fps, s["cpuSeconds"] / s["framesOut"] * 1000))
+                print(f"round {r + 1} {name:10s} {fps:7.1f} fps  {rows[name][-1][1]:6.2f} ms CPU/frame  "
+                      f"(out {s['framesOut']}, dropped {s['droppedBusy']})")
         with tempfile.NamedTemporaryFile(suffix=".json") as f:
             subprocess.run(pin + [mp_python, os.path.join(root, "tools/models/bench_mediapipe_solution.py"), a.clip,
                                   "--frames", str(frames), "--json", f.name] + solution, check=True, cwd=root, capture_output=True)
@@ -57,8 +62,9 @@ def main():
     med = {k: (statistics.median(x for x, _ in v), statistics.median(c for _, c in v)) for k, v in rows.items()}
     for k, (fps, cpu) in med.items():
         print(f"median {k:10s} {fps:7.1f} fps  {cpu:6.2f} ms CPU/frame")
-    print(f"ratio framegraph/mediapipe: fps {med['framegraph'][0] / med['mediapipe'][0]:.2f}×, "
-          f"CPU per frame {med['framegraph'][1] / med['mediapipe'][1]:.2f}×")
+    for name, _ in variants:
+        print(f"ratio {name}/mediapipe: fps {med[name][0] / med['mediapipe'][0]:.2f}×, "
+              f"CPU per frame {med[name][1] / med['mediapipe'][1]:.2f}×")
 
 if __name__ == "__main__":
     sys.exit(main())
