@@ -57,6 +57,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools", "deploy"))
 import test_server  # noqa: E402  (the nginx harness)
+sys.path.insert(0, os.path.join(REPO, "tools", "models"))
+from hostinfo import cpu_name  # noqa: E402
 
 FRAMEGRAPH = os.path.join(REPO, ".build", "release", "framegraph")
 MODEL = "models/cache/efficientnet_lite0.onnx"   # relative to REPO, as a pipeline option
@@ -85,17 +87,6 @@ def fg(*args):
     return run([FRAMEGRAPH, *args])[1]
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def first_line(cmd):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -112,7 +103,7 @@ def header(pin):
     inherited = (f"this process's inherited affinity, CPU(s) {cpus} of {os.cpu_count()}, applies to nginx and, unless --pin, to both sides"
                  if affinity and len(affinity) < (os.cpu_count() or 0) else "no inherited affinity")
     pinning = ("--pin: curl and framegraph under taskset -c 0, nginx not" if pin else "no --pin")
-    return (f"machine: {platform.node()}, {cpu_model()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}; "
+    return (f"machine: {platform.node()}, {cpu_name()}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}; "
             f"pinning: {pinning}; {inherited}; {nginx}, {curl}")
 
 

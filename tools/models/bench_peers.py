@@ -28,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpmodels as mp  # noqa: E402
+from hostinfo import cpu_name  # noqa: E402
 
 
 def timed(fn, n: int, warmup: int) -> list[float]:
@@ -119,7 +120,7 @@ def main(argv=None) -> int:
 
     env = {"model": os.path.basename(path), "input_shape": [int(s) for s in shape], "runs": a.runs,
            "warmup": a.warmup, "seed": a.seed, "threads": a.threads,
-           "cpu_affinity": sorted(os.sched_getaffinity(0)), "cpu": _cpu_name(), "python": platform.python_version(),
+           "cpu_affinity": sorted(os.sched_getaffinity(0)), "cpu": cpu_name(), "python": platform.python_version(),
            "loadavg_at_start": list(os.getloadavg()),
            "onnx_vs_litert_max_abs_diff": onnx_diff}
     results = []
@@ -139,17 +140,6 @@ def main(argv=None) -> int:
             json.dump({"env": env, "results": results}, f, indent=2)
             f.write("\n")
     return 0
-
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 if __name__ == "__main__":
