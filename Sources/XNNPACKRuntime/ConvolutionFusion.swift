@@ -5,7 +5,7 @@ import NeuralGraph
 /// (`fg_conv`): the convolution's bias and clamp, an addition of a residual (which may be a zero
 /// channel pad of a smaller tensor), the addition's clamp, and a PReLU or hard-swish. MobileNet-style
 /// blocks (MediaPipe's face and selfie models, EfficientNet-Lite, the colorizer) end this way.
-struct ConvolutionGroup: Equatable {
+struct ConvolutionGroup {
     /// The convolution node.
     var convolution: Int
     /// Nodes whose work the group does (the addition, its channel pad, the PReLU or hard-swish).
@@ -29,10 +29,6 @@ struct ConvolutionGroup: Equatable {
 
     /// Values each output pixel's window holds (kernel height × width × input channels).
     var windowSize: Int { Int(geometry.kernel_h) * Int(geometry.kernel_w) * Int(geometry.in_c) }
-
-    static func == (a: ConvolutionGroup, b: ConvolutionGroup) -> Bool {
-        a.convolution == b.convolution && a.absorbed == b.absorbed && a.output == b.output
-    }
 }
 
 /// Finds the convolutions of a graph that FrameGraph's own kernel runs, with what it can fuse.
@@ -54,10 +50,12 @@ enum ConvolutionFusion {
             guard !outputs.contains(tensor), let c = consumers[tensor], c.count == 1 else { return nil }
             return c[0]
         }
+        var producer: [Int: Int] = [:]
+        for (i, node) in graph.nodes.enumerated() { for o in node.outputs { producer[o] = i } }
         var groups: [ConvolutionGroup] = []
         for (index, node) in graph.nodes.enumerated() {
             guard var group = convolution(node, index: index, in: graph) else { continue }
-            if fuse { extend(&group, graph: graph, onlyConsumer: onlyConsumer) }
+            if fuse { extend(&group, graph: graph, producer: producer, onlyConsumer: onlyConsumer) }
             groups.append(group)
         }
         return groups
@@ -96,14 +94,15 @@ enum ConvolutionFusion {
 
     /// Absorbs an addition of a same-shaped tensor (or of a zero channel pad of one) and then a PReLU
     /// or hard-swish, as long as each intermediate result has no other reader.
-    private static func extend(_ group: inout ConvolutionGroup, graph: NeuralGraph, onlyConsumer: (Int) -> Int?) {
+    private static func extend(_ group: inout ConvolutionGroup, graph: NeuralGraph, producer: [Int: Int],
+                               onlyConsumer: (Int) -> Int?) {
         let shape = graph.tensors[group.output].shape
         if let a = onlyConsumer(group.output), case .add(let activation) = graph.nodes[a].operation, activation != .tanh {
             let add = graph.nodes[a]
             let others = add.inputs.filter { $0 != group.output }
             if add.inputs.count == 2, others.count == 1, let other = others.first, other >= 0,
                graph.tensors[add.outputs[0]].shape == shape, graph.tensors[other].constant == nil {
-                if let padNode = channelPad(of: other, to: shape, graph: graph, onlyConsumer: onlyConsumer) {
+                if let padNode = channelPad(of: other, to: shape, graph: graph, producer: producer, onlyConsumer: onlyConsumer) {
                     group.residual = graph.nodes[padNode].inputs[0]
                     group.residualChannels = graph.tensors[graph.nodes[padNode].inputs[0]].shape[3]
                     group.absorbed.append(padNode)
@@ -136,9 +135,9 @@ enum ConvolutionFusion {
 
     /// The PAD node producing `tensor` when it pads only the channel axis at its end, with zeros,
     /// up to `shape`, and nothing else reads its result.
-    private static func channelPad(of tensor: Int, to shape: [Int], graph: NeuralGraph, onlyConsumer: (Int) -> Int?) -> Int? {
-        guard onlyConsumer(tensor) != nil,
-              let p = graph.nodes.firstIndex(where: { $0.outputs.contains(tensor) }),
+    private static func channelPad(of tensor: Int, to shape: [Int], graph: NeuralGraph, producer: [Int: Int],
+                                   onlyConsumer: (Int) -> Int?) -> Int? {
+        guard onlyConsumer(tensor) != nil, let p = producer[tensor],
               case .pad(let paddings, let value) = graph.nodes[p].operation, value == 0,
               paddings.count == 4, paddings[0] == (0, 0), paddings[1] == (0, 0), paddings[2] == (0, 0), paddings[3].0 == 0,
               let source = graph.nodes[p].inputs.first, source >= 0 else { return nil }

@@ -20,7 +20,7 @@ final class ConvolutionKernel {
     private let geometry: UnsafeMutablePointer<fg_conv_geometry>
     private let input: UnsafeMutablePointer<Float>
     private let output: UnsafeMutablePointer<Float>
-    private let epilogue: UnsafeMutablePointer<fg_pointwise_epilogue>
+    private let epilogue: UnsafeMutablePointer<fg_conv_epilogue>
 
     init(_ group: ConvolutionGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
          threadpool: pthreadpool_t?) throws {
@@ -57,11 +57,11 @@ final class ConvolutionKernel {
         self.threadpool = parts > 1 ? threadpool : nil
         scratchCount = max(1, fg_conv_scratch_count(geometry))
         scratch = .allocate(capacity: scratchCount * parts)
-        let count = fg_pointwise_packed_count(k, n)
+        let count = fg_conv_packed_count(k, n)
         packed = .allocate(capacity: count)
-        fg_pointwise_pack(weights, bias, k, n, packed)
+        fg_conv_pack(weights, bias, k, n, packed)
         epilogue = .allocate(capacity: 1)
-        epilogue.initialize(to: fg_pointwise_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
+        epilogue.initialize(to: fg_conv_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
                                                       residual: residual, residual_stride: residual == nil ? 0 : group.residualChannels,
                                                       residual_channels: residual == nil ? 0 : Int32(group.residualChannels),
                                                       min2: group.additionRange.0, max2: group.additionRange.1,

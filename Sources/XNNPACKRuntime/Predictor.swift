@@ -53,7 +53,7 @@ public final class Predictor: @unchecked Sendable {
                 switch ProcessInfo.processInfo.environment["FRAMEGRAPH_CONV_KERNELS"] {
                 case "own": return true
                 case "xnnpack": return false
-                default: return fg_pointwise_is_preferred() != 0
+                default: return fg_conv_is_preferred() != 0
                 }
             case .own: return true
             case .xnnpack: return false

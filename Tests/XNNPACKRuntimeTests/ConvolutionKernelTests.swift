@@ -34,13 +34,13 @@ import TFLiteImport
         let tail = int(0...2)  // 0 none, 1 PReLU, 2 hard-swish
         let (min1, max1): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (0, 6)
         let (min2, max2): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (-0.5, 0.75)
-        var packed = [Float](repeating: .nan, count: fg_pointwise_packed_count(Int32(k), Int32(n)))
-        fg_pointwise_pack(weights, bias, Int32(k), Int32(n), &packed)
+        var packed = [Float](repeating: .nan, count: fg_conv_packed_count(Int32(k), Int32(n)))
+        fg_conv_pack(weights, bias, Int32(k), Int32(n), &packed)
         func run(simd: Int32) -> [Float] {
             var out = [Float](repeating: .nan, count: rows * n)
             residual.withUnsafeBufferPointer { r in
                 slopes.withUnsafeBufferPointer { s in
-                    var e = fg_pointwise_epilogue(min1: min1, max1: max1, residual: residualChannels > 0 ? r.baseAddress : nil,
+                    var e = fg_conv_epilogue(min1: min1, max1: max1, residual: residualChannels > 0 ? r.baseAddress : nil,
                                                   residual_stride: residualChannels, residual_channels: Int32(residualChannels),
                                                   min2: min2, max2: max2, prelu_slopes: tail == 1 ? s.baseAddress : nil,
                                                   hard_swish: tail == 2 ? 1 : 0)
@@ -98,12 +98,12 @@ import TFLiteImport
             var g = fg_conv_geometry(batch: Int32(batch), in_h: Int32(inH), in_w: Int32(inW), in_c: Int32(inC), kernel_h: Int32(kh), kernel_w: Int32(kw),
                                      stride_h: Int32(sh), stride_w: Int32(sw), dilation_h: Int32(dh), dilation_w: Int32(dw),
                                      pad_top: Int32(padTop), pad_left: Int32(padLeft), out_h: Int32(outH), out_w: Int32(outW))
-            var packed = [Float](repeating: .nan, count: fg_pointwise_packed_count(Int32(k), Int32(n)))
-            fg_pointwise_pack(weights, bias, Int32(k), Int32(n), &packed)
+            var packed = [Float](repeating: .nan, count: fg_conv_packed_count(Int32(k), Int32(n)))
+            fg_conv_pack(weights, bias, Int32(k), Int32(n), &packed)
             func run(simd: Int32) -> [Float] {
                 var out = [Float](repeating: .nan, count: batch * outH * outW * n)
                 var scratch = [Float](repeating: .nan, count: max(1, fg_conv_scratch_count(&g)))
-                var e = fg_pointwise_epilogue(min1: -.infinity, max1: .infinity, residual: nil, residual_stride: 0, residual_channels: 0,
+                var e = fg_conv_epilogue(min1: -.infinity, max1: .infinity, residual: nil, residual_stride: 0, residual_channels: 0,
                                               min2: -.infinity, max2: .infinity, prelu_slopes: nil, hard_swish: 0)
                 fg_conv(input, &g, packed, Int32(n), &out, &e, &scratch, simd)
                 return out

@@ -20,9 +20,9 @@ int main(int argc,char**argv){
   xnn_operator_t op=NULL;
   if(xnn_create_convolution2d_nhwc_f32(0,0,0,0,1,1,1,1,1,1,1,K,N,K,N,w,b,-INFINITY,INFINITY,0,&op)) {puts("create");return 1;}
   if(xnn_setup_convolution2d_nhwc_f32(op,1,H,H,in,o1,NULL)){puts("setup");return 1;}
-  float*packed=aligned_alloc(64,fg_pointwise_packed_count(K,N)*4+64);
-  fg_pointwise_pack(w,b,K,N,packed);
-  fg_pointwise_epilogue e={-INFINITY,INFINITY,NULL,0,0,-INFINITY,INFINITY,NULL,0};
+  float*packed=aligned_alloc(64,fg_conv_packed_count(K,N)*4+64);
+  fg_conv_pack(w,b,K,N,packed);
+  fg_conv_epilogue e={-INFINITY,INFINITY,NULL,0,0,-INFINITY,INFINITY,NULL,0};
   double tx[51],tf[51];
   for(int r=0;r<51;r++){
     double t0=now(); xnn_run_operator(op,NULL); double t1=now();

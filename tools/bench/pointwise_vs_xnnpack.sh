@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 cc=$(command -v clang || echo cc)
 out=$(mktemp -d)
 "$cc" -O2 -I Sources/CFrameGraphKernels/include -I Sources/CFrameGraphKernels tools/bench/pointwise_vs_xnnpack.c \
-  Sources/CFrameGraphKernels/pointwise.c Sources/CFrameGraphKernels/cpu.c -lXNNPACK -lpthreadpool -lm -o "$out/bench"
+  Sources/CFrameGraphKernels/convolution.c Sources/CFrameGraphKernels/cpu.c -lXNNPACK -lpthreadpool -lm -o "$out/bench"
 for shape in "96 16 16" "48 32 32" "24 64 64" "12 128 128" "6 128 128" "64 96 24" "32 144 32" "128 16 64"; do
   taskset -c 0 "$out/bench" $shape
 done

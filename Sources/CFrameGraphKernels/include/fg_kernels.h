@@ -69,7 +69,7 @@ void fg_sample_grid_rgb24_with(const unsigned char *image, size_t stride, int wi
                                float x0, float y0, float dxc, float dyc, float dxr, float dyr,
                                int size, float scale, float offset, int black_outside, int allow_simd, float *out);
 
-/// What a 1×1 convolution does to each result after its bias, in this order: clamp to
+/// What a convolution does to each result after its bias, in this order: clamp to
 /// [min1, max1] (the convolution's own activation); add `residual` (rows `residual_stride` floats
 /// apart; only its first `residual_channels` channels, the rest get nothing: a zero channel pad);
 /// clamp to [min2, max2] (the addition's activation); then PReLU with per-channel `prelu_slopes`
@@ -82,17 +82,18 @@ typedef struct {
     float min2, max2;
     const float *prelu_slopes;
     int hard_swish;
-} fg_pointwise_epilogue;
+} fg_conv_epilogue;
 
-/// Floats that the packed weights of a 1×1 convolution with `k` input and `n` output channels take.
-size_t fg_pointwise_packed_count(int k, int n);
+/// Floats that the packed weights of a convolution with `k` values per window (kernel_h·kernel_w·in_c;
+/// in_c for 1×1) and `n` output channels take.
+size_t fg_conv_packed_count(int k, int n);
 /// Packs weights [n][k] (output-major) and `bias` [n] (NULL: zero) into 16-channel panels.
-void fg_pointwise_pack(const float *weights, const float *bias, int k, int n, float *packed);
+void fg_conv_pack(const float *weights, const float *bias, int k, int n, float *packed);
 /// out[r][c] = epilogue(bias[c] + Σᵢ input[r][i]·weights[c][i]) for `rows` rows of `k` inputs,
 /// each sum taken in order of i with fused multiply-adds (so the AVX2 and scalar builds agree bit
 /// for bit); `allow_simd` = 0 forces the scalar build.
 void fg_pointwise_conv(const float *input, size_t rows, int k, const float *packed, int n, float *out,
-                       const fg_pointwise_epilogue *epilogue, int allow_simd);
+                       const fg_conv_epilogue *epilogue, int allow_simd);
 /// Where a convolution's windows lie: an NHWC input of batch × in_h × in_w × in_c, a kernel_h ×
 /// kernel_w window moved by the strides, spread by the dilations, starting pad_top / pad_left
 /// pixels before the input (padding reads zeros), out_h × out_w outputs per image.
@@ -104,21 +105,21 @@ typedef struct {
 
 /// Floats of scratch `fg_conv` needs for `geometry` (0 for a plain 1×1 convolution).
 size_t fg_conv_scratch_count(const fg_conv_geometry *geometry);
-/// A convolution with weights packed by fg_pointwise_pack (k = kernel_h·kernel_w·in_c, weights
+/// A convolution with weights packed by fg_conv_pack (k = kernel_h·kernel_w·in_c, weights
 /// [n][kernel_h][kernel_w][in_c]): each output pixel's window is copied into `scratch` (six at a
 /// time) and multiplied like a 1×1 convolution, with the same epilogue (its residual indexed by
 /// output pixel).
 void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
-             const fg_pointwise_epilogue *epilogue, float *scratch, int allow_simd);
+             const fg_conv_epilogue *epilogue, float *scratch, int allow_simd);
 /// Output pixels (matrix rows) of `geometry`: batch × out_h × out_w.
 size_t fg_conv_rows(const fg_conv_geometry *geometry);
 /// fg_conv for output rows first…end−1 only (`first` a multiple of 6), so that threads can share
 /// a convolution, each with its own scratch.
 void fg_conv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
-                  const fg_pointwise_epilogue *epilogue, float *scratch, size_t first, size_t end, int allow_simd);
-/// Whether this kernel should replace XNNPACK's for 1×1 convolutions on this CPU: AVX2 and FMA
+                  const fg_conv_epilogue *epilogue, float *scratch, size_t first, size_t end, int allow_simd);
+/// Whether this kernel should replace XNNPACK's for convolutions on this CPU: AVX2 and FMA
 /// without AVX-512F, where the XNNPACK snapshot's FMA3 matrix kernels spill an accumulator (measured
 /// in docs/BENCHMARKS.md); with AVX-512F, XNNPACK's 7×16 kernels keep everything in registers.
-int fg_pointwise_is_preferred(void);
+int fg_conv_is_preferred(void);
 
 #endif

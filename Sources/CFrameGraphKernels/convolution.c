@@ -1,10 +1,11 @@
-// 1×1 convolution (a matrix product over NHWC rows) with its epilogue fused: bias, the convolution's
-// clamp, a residual addition (optionally over only the first channels: a zero channel pad), the
-// addition's clamp, and a PReLU or hard-swish. See fg_kernels.h.
+// Convolutions as matrix products over NHWC rows (1×1 directly; windowed ones through windows
+// copied into scratch), with the epilogue fused: bias, the convolution's clamp, a residual
+// addition (optionally over only the first channels: a zero channel pad), the addition's clamp,
+// and a PReLU or hard-swish. See fg_kernels.h.
 //
 // Why our own: the XNNPACK snapshot Debian ships builds its AVX2 matrix kernels (5×16 broadcast)
 // with GCC, which keeps one accumulator on the stack; each step then waits on a store-to-load
-// round trip, and 1×1 convolutions run at about half the core's FMA rate. The kernel here is
+// round trip, and convolutions run at about half the core's FMA rate. The kernel here is
 // 6 rows × 16 channels with twelve accumulators in registers, and it applies the operations that
 // follow the convolution in the same pass instead of three more passes over the tensor.
 #include "fg_kernels.h"
@@ -19,12 +20,12 @@
 
 enum { PANEL = 16, MAX_ROWS = 6 };
 
-size_t fg_pointwise_packed_count(int k, int n) {
+size_t fg_conv_packed_count(int k, int n) {
     size_t panels = ((size_t)n + PANEL - 1) / PANEL;
     return panels * PANEL * ((size_t)k + 1);
 }
 
-void fg_pointwise_pack(const float *weights, const float *bias, int k, int n, float *packed) {
+void fg_conv_pack(const float *weights, const float *bias, int k, int n, float *packed) {
     size_t panels = ((size_t)n + PANEL - 1) / PANEL;
     for (size_t p = 0; p < panels; p++) {
         float *panel = packed + p * PANEL * ((size_t)k + 1);
@@ -39,7 +40,7 @@ void fg_pointwise_pack(const float *weights, const float *bias, int k, int n, fl
 }
 
 /// The epilogue on one value of channel c (the scalar definition both builds follow).
-static inline float finish(float v, size_t row, size_t c, const fg_pointwise_epilogue *e) {
+static inline float finish(float v, size_t row, size_t c, const fg_conv_epilogue *e) {
     v = fminf(fmaxf(v, e->min1), e->max1);
     if (e->residual && c < (size_t)e->residual_channels) v += e->residual[row * e->residual_stride + c];
     v = fminf(fmaxf(v, e->min2), e->max2);
@@ -104,7 +105,7 @@ static int is_pointwise(const fg_conv_geometry *g) {
 }
 
 static void conv_scalar(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
-                        const fg_pointwise_epilogue *e, float *scratch, size_t first, size_t rows) {
+                        const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows) {
     size_t k = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
     size_t panels = ((size_t)n + PANEL - 1) / PANEL;
     int direct = is_pointwise(g);
@@ -150,7 +151,7 @@ FG_AVX2 static inline void store_first(float *o, __m256 v, long count) {
     }
 }
 
-FG_AVX2 static inline __m256 finish8(__m256 v, size_t row, size_t c, __m256i store_mask, const fg_pointwise_epilogue *e,
+FG_AVX2 static inline __m256 finish8(__m256 v, size_t row, size_t c, __m256 slope, const fg_conv_epilogue *e,
                                      __m256 min1, __m256 max1, __m256 min2, __m256 max2) {
     v = _mm256_min_ps(_mm256_max_ps(v, min1), max1);
     if (e->residual) {
@@ -163,7 +164,6 @@ FG_AVX2 static inline __m256 finish8(__m256 v, size_t row, size_t c, __m256i sto
     }
     v = _mm256_min_ps(_mm256_max_ps(v, min2), max2);
     if (e->prelu_slopes) {
-        __m256 slope = _mm256_maskload_ps(e->prelu_slopes + c, store_mask);
         v = _mm256_blendv_ps(v, _mm256_mul_ps(v, slope), _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LE_OQ));
     } else if (e->hard_swish) {
         __m256 g = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(3.0f)), _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
@@ -176,7 +176,7 @@ FG_AVX2 static inline __m256 finish8(__m256 v, size_t row, size_t c, __m256i sto
 /// accumulators stay in registers.
 FG_AVX2 __attribute__((always_inline)) static inline void tile(const int mr, const float *a, size_t k, const float *w,
                                                                size_t row, size_t c, int n, float *out,
-                                                               const fg_pointwise_epilogue *e) {
+                                                               const fg_conv_epilogue *e) {
     __m256 acc0[MAX_ROWS], acc1[MAX_ROWS];
     __m256 bias0 = _mm256_loadu_ps(w), bias1 = _mm256_loadu_ps(w + 8);
     for (int r = 0; r < mr; r++) { acc0[r] = bias0; acc1[r] = bias1; }
@@ -193,11 +193,16 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile(const int mr, con
     __m256 min1 = _mm256_set1_ps(e->min1), max1 = _mm256_set1_ps(e->max1);
     __m256 min2 = _mm256_set1_ps(e->min2), max2 = _mm256_set1_ps(e->max2);
     long left = (long)n - (long)c;
-    __m256i m0 = lanes(left), m1 = lanes(left - 8);
+    // The panel's PReLU slopes, loaded once for its rows (lanes past the channels read nothing).
+    __m256 slope0 = _mm256_setzero_ps(), slope1 = _mm256_setzero_ps();
+    if (e->prelu_slopes) {
+        slope0 = _mm256_maskload_ps(e->prelu_slopes + c, lanes(left));
+        slope1 = _mm256_maskload_ps(e->prelu_slopes + c + 8, lanes(left - 8));
+    }
     for (int r = 0; r < mr; r++) {
         float *o = out + (row + (size_t)r) * (size_t)n + c;
-        __m256 v0 = finish8(acc0[r], row + (size_t)r, c, m0, e, min1, max1, min2, max2);
-        __m256 v1 = finish8(acc1[r], row + (size_t)r, c + 8, m1, e, min1, max1, min2, max2);
+        __m256 v0 = finish8(acc0[r], row + (size_t)r, c, slope0, e, min1, max1, min2, max2);
+        __m256 v1 = finish8(acc1[r], row + (size_t)r, c + 8, slope1, e, min1, max1, min2, max2);
         if (left >= 16) {
             _mm256_storeu_ps(o, v0);
             _mm256_storeu_ps(o + 8, v1);
@@ -226,7 +231,7 @@ FG_AVX2 static void gather_avx2(const float *input, const fg_conv_geometry *g, s
 }
 
 FG_AVX2 static void conv_avx2(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
-                              const fg_pointwise_epilogue *e, float *scratch, size_t first, size_t rows) {
+                              const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows) {
     size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
     size_t panels = ((size_t)n + PANEL - 1) / PANEL, panel_size = PANEL * (kk + 1);
     int direct = is_pointwise(g);
@@ -262,7 +267,7 @@ size_t fg_conv_rows(const fg_conv_geometry *g) {
 }
 
 void fg_conv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
-                  const fg_pointwise_epilogue *epilogue, float *scratch, size_t first, size_t end, int allow_simd) {
+                  const fg_conv_epilogue *epilogue, float *scratch, size_t first, size_t end, int allow_simd) {
     if (geometry->batch <= 0 || geometry->out_h <= 0 || geometry->out_w <= 0 || n <= 0 || geometry->in_c <= 0) return;
     size_t rows = fg_conv_rows(geometry);
     if (end > rows) end = rows;
@@ -278,18 +283,18 @@ void fg_conv_part(const float *input, const fg_conv_geometry *geometry, const fl
 }
 
 void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
-             const fg_pointwise_epilogue *epilogue, float *scratch, int allow_simd) {
+             const fg_conv_epilogue *epilogue, float *scratch, int allow_simd) {
     fg_conv_part(input, geometry, packed, n, out, epilogue, scratch, 0, SIZE_MAX, allow_simd);
 }
 
 void fg_pointwise_conv(const float *input, size_t rows, int k, const float *packed, int n, float *out,
-                       const fg_pointwise_epilogue *epilogue, int allow_simd) {
+                       const fg_conv_epilogue *epilogue, int allow_simd) {
     if (rows == 0 || n <= 0 || k <= 0 || rows > (size_t)INT_MAX) return;
     fg_conv_geometry g = {1, (int)rows, 1, k, 1, 1, 1, 1, 1, 1, 0, 0, (int)rows, 1};
     fg_conv(input, &g, packed, n, out, epilogue, NULL, allow_simd);
 }
 
-int fg_pointwise_is_preferred(void) {
+int fg_conv_is_preferred(void) {
 #if FG_HAVE_AVX2_BUILD
     return fg_has_avx2() && !__builtin_cpu_supports("avx512f");
 #else
