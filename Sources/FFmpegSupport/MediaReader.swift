@@ -109,6 +109,11 @@ public final class MediaReader {
     /// Whether the stream announces a constant frame rate (then gaps in timestamps are lost frames).
     public let constantRate: Bool
     private var previousMediaTime: Double?
+    /// The container's length over all its streams (seconds; 0 when unknown or only estimated from
+    /// the bit rate), and its start.
+    private var announcedLength = 0.0, announcedStart = 0.0
+    /// The latest end, in seconds from the container's start, of any packet of any stream read.
+    private var latestPacketEnd = 0.0
 
     /// Byte position of the demuxer in the file.
     private var currentOffset: Int64 { format?.pointee.pb.map { avio_tell($0) } ?? -1 }
@@ -187,6 +192,10 @@ public final class MediaReader {
             } else {
                 duration = 0
             }
+            if let c = ctx?.pointee, c.duration > 0, c.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE {
+                announcedLength = Double(c.duration) / Double(AV_TIME_BASE)
+                announcedStart = c.start_time == fg_nopts_value() ? 0 : Double(c.start_time) / Double(AV_TIME_BASE)
+            }
 
             codec = avcodec_alloc_context3(decoderPointer)
             guard let codec else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate decoder", path: path) }
@@ -261,9 +270,14 @@ public final class MediaReader {
                 return try convert(decoded)
             }
             if status == fg_averror_eof() {
-                if pendingDamage == nil, corruptFrames > 0, duration > 0, let last = previousMediaTime,
-                   last + max(0.5, duration / 10) < duration {
-                    // Damaged data and then an early end: the demuxer could not find its way back.
+                // Damaged data and then an early end: the demuxer could not find its way back. The
+                // sign is the decoder's (a damaged frame or packet) or, as that depends on the
+                // decoder's frame threads' timing, the container's own: the packets of every stream
+                // end well before the length it announced.
+                let videoEndsEarly = damageSeen && duration > 0 && (previousMediaTime.map { $0 + max(0.5, duration / 10) < duration } ?? false)
+                let everyStreamEndsEarly = announcedLength > 0 && latestPacketEnd + max(0.5, announcedLength / 10) < announcedLength
+                if pendingDamage == nil, videoEndsEarly || everyStreamEndsEarly, let last = previousMediaTime {
+                    let duration = duration > 0 ? duration : announcedLength
                     pendingDamage = Damage(path: path, reason: String(format: "reading stopped at %.2f s of %.2f s after damaged data", last, duration),
                                            byteOffset: firstCorruptOffset ?? currentOffset, framesDecoded: framesDecoded)
                 }
@@ -307,6 +321,7 @@ public final class MediaReader {
                 return
             }
             defer { av_packet_unref(packet) }
+            notePacketEnd(packet.pointee)
             guard packet.pointee.stream_index == streamIndex else { continue }
             packetsRead += 1
             if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { damageSeen = true }
@@ -325,6 +340,16 @@ public final class MediaReader {
     /// Whether anything said the data is damaged (a decoding error, a packet flagged corrupt): only
     /// then are gaps in the timestamps counted as lost frames (a variable-rate file has gaps by design).
     private var damageSeen = false
+
+    /// Moves ``latestPacketEnd`` to the end of `packet` (of any stream) when later.
+    private func notePacketEnd(_ packet: AVPacket) {
+        guard let format, packet.stream_index >= 0, UInt32(packet.stream_index) < format.pointee.nb_streams,
+              let stream = format.pointee.streams[Int(packet.stream_index)] else { return }
+        let time = packet.pts != fg_nopts_value() ? packet.pts : packet.dts
+        guard time != fg_nopts_value() else { return }
+        let end = Double(time) * av_q2d(stream.pointee.time_base) + Double(max(0, packet.duration)) * av_q2d(stream.pointee.time_base)
+        if end.isFinite { latestPacketEnd = max(latestPacketEnd, end - announcedStart) }
+    }
 
     private func noteCorrupt() {
         damageSeen = true
