@@ -1,5 +1,6 @@
-// Convolutions as matrix products over NHWC rows (1×1 directly; windowed ones through windows
-// copied into scratch), with the epilogue fused: bias, the convolution's clamp, a residual
+// Convolutions as matrix products over NHWC rows (1×1 directly; windowed ones read row by row of
+// the window where it lies inside the input, copied into scratch at the borders), with the
+// epilogue fused: bias, the convolution's clamp, a residual
 // addition (optionally over only the first channels: a zero channel pad), the addition's clamp,
 // and a PReLU or hard-swish. See fg_kernels.h.
 //
@@ -8,15 +9,10 @@
 // round trip, and convolutions run at about half the core's FMA rate. The kernel here is
 // 6 rows × 16 channels with twelve accumulators in registers, and it applies the operations that
 // follow the convolution in the same pass instead of three more passes over the tensor.
-#include "fg_kernels.h"
-#include "cpu.h"
-#include <math.h>
+#include "epilogue.h"
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
-#if FG_HAVE_AVX2_BUILD
-#include <immintrin.h>
-#endif
 
 enum { PANEL = 16, MAX_ROWS = 6 };
 
@@ -39,19 +35,6 @@ void fg_conv_pack(const float *weights, const float *bias, int k, int n, float *
     }
 }
 
-/// The epilogue on one value of channel c (the scalar definition both builds follow).
-static inline float finish(float v, size_t row, size_t c, const fg_conv_epilogue *e) {
-    v = fminf(fmaxf(v, e->min1), e->max1);
-    if (e->residual && c < (size_t)e->residual_channels) v += e->residual[row * e->residual_stride + c];
-    v = fminf(fmaxf(v, e->min2), e->max2);
-    if (e->prelu_slopes) {
-        v = v > 0.0f ? v : v * e->prelu_slopes[c];
-    } else if (e->hard_swish) {
-        v = v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f);
-    }
-    return v;
-}
-
 /// Copies `count` floats (a window row) from `src` to `dst`, or zeros when `src` is NULL.
 typedef void (*copy_run)(float *dst, const float *src, size_t count);
 
@@ -60,42 +43,43 @@ static void copy_scalar(float *dst, const float *src, size_t count) {
     else memset(dst, 0, count * sizeof(float));
 }
 
-/// Copies the receptive fields of output rows row…row+count−1 into `dst` (count rows of
-/// kh·kw·c values in (ky, kx, channel) order, zeros where the window lies in the padding). Where a
-/// window row lies wholly inside the input (and the dilation is 1) it is one contiguous run.
+/// Copies the windows of output pixels row…row+count−1 into `dst` (count rows of kh·kw·c values in
+/// (ky, kx, channel) order, zeros where the window lies in the padding). Where a window row lies
+/// wholly inside the input (and the dilation is 1) it is one contiguous run. Runs are written in
+/// increasing address order, so a vector copy may write a few zeros past a run's end.
 static inline __attribute__((always_inline)) void gather_with(const float *input, const fg_conv_geometry *g, size_t row,
-                                                               size_t count, float *dst, copy_run copy) {
-    size_t c = (size_t)g->in_c, kw = (size_t)g->kernel_w, k = (size_t)g->kernel_h * kw * c;
+                                                              size_t count, float *dst, copy_run copy) {
+    size_t c = (size_t)g->in_c, kw = (size_t)g->kernel_w;
+    size_t ox = row % (size_t)g->out_w, oy = (row / (size_t)g->out_w) % (size_t)g->out_h;
+    size_t b = row / ((size_t)g->out_w * (size_t)g->out_h);
+    float *d = dst;
     for (size_t r = 0; r < count; r++) {
-        size_t o = row + r, ox = o % (size_t)g->out_w, oy = (o / (size_t)g->out_w) % (size_t)g->out_h;
-        size_t b = o / ((size_t)g->out_w * (size_t)g->out_h);
-        float *d = dst + r * k;
         long ix0 = (long)ox * g->stride_w - g->pad_left;
         int whole_row = g->dilation_w == 1 && ix0 >= 0 && ix0 + (long)kw <= g->in_w;
-        for (int ky = 0; ky < g->kernel_h; ky++) {
+        for (int ky = 0; ky < g->kernel_h; ky++, d += kw * c) {
             long iy = (long)oy * g->stride_h + (long)ky * g->dilation_h - g->pad_top;
             if (iy < 0 || iy >= g->in_h) {
                 copy(d, NULL, kw * c);
-                d += kw * c;
                 continue;
             }
             const float *line = input + (b * (size_t)g->in_h + (size_t)iy) * (size_t)g->in_w * c;
             if (whole_row) {
                 copy(d, line + (size_t)ix0 * c, kw * c);
-                d += kw * c;
                 continue;
             }
             for (size_t kx = 0; kx < kw; kx++) {
                 long ix = ix0 + (long)kx * g->dilation_w;
-                copy(d, ix < 0 || ix >= g->in_w ? NULL : line + (size_t)ix * c, c);
-                d += c;
+                copy(d + kx * c, ix < 0 || ix >= g->in_w ? NULL : line + (size_t)ix * c, c);
+            }
+        }
+        if (++ox == (size_t)g->out_w) {
+            ox = 0;
+            if (++oy == (size_t)g->out_h) {
+                oy = 0;
+                b++;
             }
         }
     }
-}
-
-static void gather(const float *input, const fg_conv_geometry *g, size_t row, size_t count, float *dst) {
-    gather_with(input, g, row, count, dst, copy_scalar);
 }
 
 /// Whether `g` is a plain 1×1 convolution (rows of the input are the matrix rows as they are).
@@ -112,7 +96,7 @@ static void conv_scalar(const float *input, const fg_conv_geometry *g, const flo
     for (size_t r = first; r < rows; r++) {
         const float *a = input + r * k;
         if (!direct) {
-            gather(input, g, r, 1, scratch);
+            gather_with(input, g, r, 1, scratch, copy_scalar);
             a = scratch;
         }
         for (size_t p = 0; p < panels; p++) {
@@ -126,57 +110,45 @@ static void conv_scalar(const float *input, const fg_conv_geometry *g, const flo
             }
             for (int j = 0; j < PANEL; j++) {
                 size_t c = p * PANEL + (size_t)j;
-                if (c < (size_t)n) out[r * (size_t)n + c] = finish(acc[j], r, c, e);
+                if (c < (size_t)n) out[r * (size_t)n + c] = fg_finish(acc[j], r, c, e);
             }
         }
     }
 }
 
 #if FG_HAVE_AVX2_BUILD
-/// Lanes 0..count-1 on (count clamped to 0…8), for masked loads and stores.
-FG_AVX2 static inline __m256i lanes(long count) {
-    if (count < 0) count = 0;
-    if (count > 8) count = 8;
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
+/// The epilogue of MR rows × 16 channels (from c) of one panel, applied to the accumulators acc0 /
+/// acc1 and stored. A macro, not a function: the accumulator arrays must never have their address
+/// taken, or the compiler keeps them in memory and stores them after every multiply-add.
+#define FINISH_TILE(flags, mr, acc0, acc1, row, c, n, out, e)                                                      \
+    do {                                                                                                            \
+        __m256 min1_ = _mm256_set1_ps((e)->min1), max1_ = _mm256_set1_ps((e)->max1);                                 \
+        __m256 min2_ = _mm256_set1_ps((e)->min2), max2_ = _mm256_set1_ps((e)->max2);                                 \
+        long left_ = (long)(n) - (long)(c);                                                                         \
+        /* The panel's PReLU slopes, loaded once for its rows (lanes past the channels read nothing). */           \
+        __m256 slope0_ = _mm256_setzero_ps(), slope1_ = _mm256_setzero_ps();                                        \
+        if ((flags) & FG_EPILOGUE_PRELU) {                                                                          \
+            slope0_ = _mm256_maskload_ps((e)->prelu_slopes + (c), fg_lanes(left_));                                 \
+            slope1_ = _mm256_maskload_ps((e)->prelu_slopes + (c) + 8, fg_lanes(left_ - 8));                         \
+        }                                                                                                           \
+        for (int r_ = 0; r_ < (mr); r_++) {                                                                         \
+            float *o_ = (out) + ((row) + (size_t)r_) * (size_t)(n) + (c);                                           \
+            __m256 v0_ = fg_finish8(flags, acc0[r_], (row) + (size_t)r_, (c), slope0_, e, min1_, max1_, min2_, max2_); \
+            __m256 v1_ = fg_finish8(flags, acc1[r_], (row) + (size_t)r_, (c) + 8, slope1_, e, min1_, max1_, min2_, max2_); \
+            if (left_ >= 16) {                                                                                      \
+                _mm256_storeu_ps(o_, v0_);                                                                          \
+                _mm256_storeu_ps(o_ + 8, v1_);                                                                      \
+            } else {                                                                                                \
+                fg_store_first(o_, v0_, left_);                                                                     \
+                fg_store_first(o_ + 8, v1_, left_ - 8);                                                             \
+            }                                                                                                       \
+        }                                                                                                           \
+    } while (0)
 
-/// Stores the first `count` lanes of `v` (none when count ≤ 0), without a masked store.
-FG_AVX2 static inline void store_first(float *o, __m256 v, long count) {
-    if (count >= 8) {
-        _mm256_storeu_ps(o, v);
-    } else if (count > 0) {
-        float lanes_out[8];
-        _mm256_storeu_ps(lanes_out, v);
-        for (long j = 0; j < count; j++) o[j] = lanes_out[j];
-    }
-}
-
-FG_AVX2 static inline __m256 finish8(__m256 v, size_t row, size_t c, __m256 slope, const fg_conv_epilogue *e,
-                                     __m256 min1, __m256 max1, __m256 min2, __m256 max2) {
-    v = _mm256_min_ps(_mm256_max_ps(v, min1), max1);
-    if (e->residual) {
-        long have = (long)e->residual_channels - (long)c;
-        if (have >= 8) {
-            v = _mm256_add_ps(v, _mm256_loadu_ps(e->residual + row * e->residual_stride + c));
-        } else if (have > 0) {
-            v = _mm256_add_ps(v, _mm256_maskload_ps(e->residual + row * e->residual_stride + c, lanes(have)));
-        }
-    }
-    v = _mm256_min_ps(_mm256_max_ps(v, min2), max2);
-    if (e->prelu_slopes) {
-        v = _mm256_blendv_ps(v, _mm256_mul_ps(v, slope), _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LE_OQ));
-    } else if (e->hard_swish) {
-        __m256 g = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(3.0f)), _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
-        v = _mm256_mul_ps(_mm256_mul_ps(v, g), _mm256_set1_ps(1.0f / 6.0f));
-    }
-    return v;
-}
-
-/// MR rows × 16 channels of one panel; MR is a constant in every call, so the loops unroll and the
-/// accumulators stay in registers.
-FG_AVX2 __attribute__((always_inline)) static inline void tile(const int mr, const float *a, size_t k, const float *w,
-                                                               size_t row, size_t c, int n, float *out,
-                                                               const fg_conv_epilogue *e) {
+/// MR rows (of k values each, consecutive in `a`) × 16 channels of one panel; MR and the flags are
+/// constants in every call, so the loops unroll and the accumulators stay in registers.
+FG_AVX2 __attribute__((always_inline)) static inline void tile(const int flags, const int mr, const float *a, size_t k, const float *w,
+                                                               size_t row, size_t c, int n, float *out, const fg_conv_epilogue *e) {
     __m256 acc0[MAX_ROWS], acc1[MAX_ROWS];
     __m256 bias0 = _mm256_loadu_ps(w), bias1 = _mm256_loadu_ps(w + 8);
     for (int r = 0; r < mr; r++) { acc0[r] = bias0; acc1[r] = bias1; }
@@ -190,27 +162,41 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile(const int mr, con
             acc1[r] = _mm256_fmadd_ps(x, w1, acc1[r]);
         }
     }
-    __m256 min1 = _mm256_set1_ps(e->min1), max1 = _mm256_set1_ps(e->max1);
-    __m256 min2 = _mm256_set1_ps(e->min2), max2 = _mm256_set1_ps(e->max2);
-    long left = (long)n - (long)c;
-    // The panel's PReLU slopes, loaded once for its rows (lanes past the channels read nothing).
-    __m256 slope0 = _mm256_setzero_ps(), slope1 = _mm256_setzero_ps();
-    if (e->prelu_slopes) {
-        slope0 = _mm256_maskload_ps(e->prelu_slopes + c, lanes(left));
-        slope1 = _mm256_maskload_ps(e->prelu_slopes + c + 8, lanes(left - 8));
-    }
-    for (int r = 0; r < mr; r++) {
-        float *o = out + (row + (size_t)r) * (size_t)n + c;
-        __m256 v0 = finish8(acc0[r], row + (size_t)r, c, slope0, e, min1, max1, min2, max2);
-        __m256 v1 = finish8(acc1[r], row + (size_t)r, c + 8, slope1, e, min1, max1, min2, max2);
-        if (left >= 16) {
-            _mm256_storeu_ps(o, v0);
-            _mm256_storeu_ps(o + 8, v1);
-        } else {
-            store_first(o, v0, left);
-            store_first(o + 8, v1, left - 8);
+    FINISH_TILE(flags, mr, acc0, acc1, row, c, n, out, e);
+}
+
+/// Six consecutive output pixels of one output row whose windows lie wholly inside the input, read
+/// where they lie (no copy) when the input has few channels (`cin`, a constant: the first layer of
+/// a network on an image) and the stride `sw` is a constant: every value of the six windows is then
+/// at a fixed offset from one pointer. `p`: the first pixel's window's top-left value. The sums
+/// come in the same (ky, kx, channel) order as in `tile`.
+FG_AVX2 __attribute__((always_inline)) static inline void tile_stem(const int flags, const int cin, const int sw, const float *p,
+                                                                    const fg_conv_geometry *g, const float *w, size_t row, size_t c,
+                                                                    int n, float *out, const fg_conv_epilogue *e) {
+    __m256 acc0[MAX_ROWS], acc1[MAX_ROWS];
+    __m256 bias0 = _mm256_loadu_ps(w), bias1 = _mm256_loadu_ps(w + 8);
+    for (int r = 0; r < MAX_ROWS; r++) { acc0[r] = bias0; acc1[r] = bias1; }
+    const float *wr = w + PANEL;
+    // One loop over the window's values, as `tile` has (nested loops with run-time bounds, or the
+    // channels unrolled, make the compiler keep the accumulators in memory): p steps along a window
+    // row and jumps to the next one.
+    size_t next_row = (size_t)g->in_w * (size_t)cin * (size_t)g->dilation_h - (size_t)g->kernel_w * (size_t)cin;
+    size_t k = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)cin, along = 0, run = (size_t)g->kernel_w * (size_t)cin;
+    for (size_t i = 0; i < k; i++) {
+        __m256 w0 = _mm256_loadu_ps(wr), w1 = _mm256_loadu_ps(wr + 8);
+        wr += PANEL;
+        for (int r = 0; r < MAX_ROWS; r++) {
+            __m256 x = _mm256_broadcast_ss(p + r * sw * cin);
+            acc0[r] = _mm256_fmadd_ps(x, w0, acc0[r]);
+            acc1[r] = _mm256_fmadd_ps(x, w1, acc1[r]);
+        }
+        p++;
+        if (++along == run) {
+            along = 0;
+            p += next_row;
         }
     }
+    FINISH_TILE(flags, MAX_ROWS, acc0, acc1, row, c, n, out, e);
 }
 
 /// Like copy_scalar, but the last vector is stored whole: up to 7 floats past `count` are written
@@ -220,7 +206,7 @@ FG_AVX2 static void copy_avx2(float *dst, const float *src, size_t count) {
     size_t i = 0;
     if (src) {
         for (; i + 8 <= count; i += 8) _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
-        if (i < count) _mm256_storeu_ps(dst + i, _mm256_maskload_ps(src + i, lanes((long)(count - i))));
+        if (i < count) _mm256_storeu_ps(dst + i, _mm256_maskload_ps(src + i, fg_lanes((long)(count - i))));
     } else {
         for (; i < count; i += 8) _mm256_storeu_ps(dst + i, _mm256_setzero_ps());
     }
@@ -230,13 +216,16 @@ FG_AVX2 static void gather_avx2(const float *input, const fg_conv_geometry *g, s
     gather_with(input, g, row, count, dst, copy_avx2);
 }
 
-FG_AVX2 static void conv_avx2(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
-                              const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows) {
+/// Output pixels row…end−1, six at a time, their windows copied into scratch (unless 1×1).
+FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int flags, const float *input, const fg_conv_geometry *g,
+                                                                      const float *packed, int n, float *out,
+                                                                      const fg_conv_epilogue *e, float *scratch, size_t row,
+                                                                      size_t end) {
     size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
     size_t panels = ((size_t)n + PANEL - 1) / PANEL, panel_size = PANEL * (kk + 1);
     int direct = is_pointwise(g);
-    for (size_t row = first; row < rows; row += MAX_ROWS) {
-        size_t mr = rows - row < MAX_ROWS ? rows - row : MAX_ROWS;
+    for (; row < end; row += MAX_ROWS) {
+        size_t mr = end - row < MAX_ROWS ? end - row : MAX_ROWS;
         const float *a = input + row * kk;
         if (!direct) {
             gather_avx2(input, g, row, mr, scratch);
@@ -246,15 +235,87 @@ FG_AVX2 static void conv_avx2(const float *input, const fg_conv_geometry *g, con
             const float *w = packed + p * panel_size;
             size_t c = p * PANEL;
             switch (mr) {
-            case 6: tile(6, a, kk, w, row, c, n, out, e); break;
-            case 5: tile(5, a, kk, w, row, c, n, out, e); break;
-            case 4: tile(4, a, kk, w, row, c, n, out, e); break;
-            case 3: tile(3, a, kk, w, row, c, n, out, e); break;
-            case 2: tile(2, a, kk, w, row, c, n, out, e); break;
-            default: tile(1, a, kk, w, row, c, n, out, e); break;
+            case 6: tile(flags, 6, a, kk, w, row, c, n, out, e); break;
+            case 5: tile(flags, 5, a, kk, w, row, c, n, out, e); break;
+            case 4: tile(flags, 4, a, kk, w, row, c, n, out, e); break;
+            case 3: tile(flags, 3, a, kk, w, row, c, n, out, e); break;
+            case 2: tile(flags, 2, a, kk, w, row, c, n, out, e); break;
+            default: tile(flags, 1, a, kk, w, row, c, n, out, e); break;
             }
         }
     }
+}
+
+/// Output pixels first…end−1 of a convolution over `cin` (a constant) channels moved by `sw` (a
+/// constant): along each output row, the pixels whose windows lie inside the input six at a time
+/// through tile_stem, the rest through copied windows.
+FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int flags, const int cin, const int sw, const float *input,
+                                                                    const fg_conv_geometry *g, const float *packed, int n, float *out,
+                                                                    const fg_conv_epilogue *e, float *scratch, size_t first,
+                                                                    size_t end) {
+    size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)cin;
+    size_t panels = ((size_t)n + PANEL - 1) / PANEL, panel_size = PANEL * (kk + 1);
+    size_t width = (size_t)g->out_w;
+    // Output columns whose windows lie inside the input horizontally: [lo, hi).
+    long lo = ((long)g->pad_left + sw - 1) / sw;
+    long last = (long)g->in_w - 1 + g->pad_left - (long)(g->kernel_w - 1) * g->dilation_w;
+    long hi = last < 0 ? 0 : last / sw + 1;
+    if (lo > g->out_w) lo = g->out_w;
+    if (hi > g->out_w) hi = g->out_w;
+    if (hi < lo) hi = lo;
+    size_t row = first;
+    while (row < end) {
+        size_t ox = row % width, oy = (row / width) % (size_t)g->out_h, image = row / (width * (size_t)g->out_h);
+        size_t row_end = row - ox + width < end ? row - ox + width : end;
+        long top = (long)oy * g->stride_h - g->pad_top;
+        int rows_inside = top >= 0 && top + (long)(g->kernel_h - 1) * g->dilation_h < g->in_h;
+        if (!rows_inside || ox >= (size_t)hi) {
+            copied_rows(flags, input, g, packed, n, out, e, scratch, row, row_end);
+            row = row_end;
+            continue;
+        }
+        if (ox < (size_t)lo) {
+            size_t stop = row - ox + (size_t)lo < row_end ? row - ox + (size_t)lo : row_end;
+            copied_rows(flags, input, g, packed, n, out, e, scratch, row, stop);
+            row = stop;
+            continue;
+        }
+        size_t inner_end = row - ox + (size_t)hi < row_end ? row - ox + (size_t)hi : row_end;
+        const float *line = input + (image * (size_t)g->in_h + (size_t)top) * (size_t)g->in_w * (size_t)cin;
+        for (; row + MAX_ROWS <= inner_end; row += MAX_ROWS, ox += MAX_ROWS) {
+            const float *p = line + ((size_t)ox * (size_t)sw - (size_t)g->pad_left) * (size_t)cin;
+            for (size_t q = 0; q < panels; q++) tile_stem(flags, cin, sw, p, g, packed + q * panel_size, row, q * PANEL, n, out, e);
+        }
+        copied_rows(flags, input, g, packed, n, out, e, scratch, row, inner_end);
+        row = inner_end;
+    }
+}
+
+FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int flags, const float *input, const fg_conv_geometry *g,
+                                                                    const float *packed, int n, float *out, const fg_conv_epilogue *e,
+                                                                    float *scratch, size_t first, size_t rows) {
+    if (g->dilation_w == 1 && (g->stride_w == 1 || g->stride_w == 2) && g->in_c <= 4 && !is_pointwise(g)) {
+        int sw = g->stride_w;
+        switch (g->in_c) {
+        case 1: sw == 1 ? stem_rows(flags, 1, 1, input, g, packed, n, out, e, scratch, first, rows)
+                        : stem_rows(flags, 1, 2, input, g, packed, n, out, e, scratch, first, rows); return;
+        case 2: sw == 1 ? stem_rows(flags, 2, 1, input, g, packed, n, out, e, scratch, first, rows)
+                        : stem_rows(flags, 2, 2, input, g, packed, n, out, e, scratch, first, rows); return;
+        case 3: sw == 1 ? stem_rows(flags, 3, 1, input, g, packed, n, out, e, scratch, first, rows)
+                        : stem_rows(flags, 3, 2, input, g, packed, n, out, e, scratch, first, rows); return;
+        default: sw == 1 ? stem_rows(flags, 4, 1, input, g, packed, n, out, e, scratch, first, rows)
+                         : stem_rows(flags, 4, 2, input, g, packed, n, out, e, scratch, first, rows); return;
+        }
+    }
+    copied_rows(flags, input, g, packed, n, out, e, scratch, first, rows);
+}
+
+/// The rows, compiled once per combination of epilogue work.
+FG_AVX2 static void conv_avx2(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
+                              const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows) {
+#define FG_CONV_ROWS(F) rows_avx2(F, input, g, packed, n, out, e, scratch, first, rows)
+    FG_EPILOGUE_DISPATCH(fg_epilogue_flags(e), FG_CONV_ROWS)
+#undef FG_CONV_ROWS
 }
 #endif
 

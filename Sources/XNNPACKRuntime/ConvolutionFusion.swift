@@ -1,11 +1,19 @@
 import CFrameGraphKernels
 import NeuralGraph
 
-/// A convolution and the operations after it that run in the same pass of FrameGraph's own kernel
-/// (`fg_conv`): the convolution's bias and clamp, an addition of a residual (which may be a zero
+/// A convolution and the operations after it that run in the same pass of FrameGraph's own kernels
+/// (`fg_conv` for dense convolutions, `fg_dwconv_part` for depthwise ones): the convolution's bias and clamp, an addition of a residual (which may be a zero
 /// channel pad of a smaller tensor), the addition's clamp, and a PReLU or hard-swish. MobileNet-style
 /// blocks (MediaPipe's face and selfie models, EfficientNet-Lite, the colorizer) end this way.
 struct ConvolutionGroup {
+    /// Which kernel runs the convolution.
+    enum Kind {
+        /// An ungrouped convolution: a matrix product over windows (`fg_conv`).
+        case dense
+        /// A depthwise convolution with multiplier 1: one filter per channel (`fg_dwconv_part`).
+        case depthwise
+    }
+    var kind: Kind = .dense
     /// The convolution node.
     var convolution: Int
     /// Nodes whose work the group does (the addition, its channel pad, the PReLU or hard-swish).
@@ -27,8 +35,11 @@ struct ConvolutionGroup {
     var preluSlopes: Int?
     var hardSwish = false
 
-    /// Values each output pixel's window holds (kernel height × width × input channels).
-    var windowSize: Int { Int(geometry.kernel_h) * Int(geometry.kernel_w) * Int(geometry.in_c) }
+    /// Values each output pixel's window holds (kernel height × width × input channels; per channel
+    /// for a depthwise convolution).
+    var windowSize: Int {
+        Int(geometry.kernel_h) * Int(geometry.kernel_w) * (kind == .depthwise ? 1 : Int(geometry.in_c))
+    }
 }
 
 /// Finds the convolutions of a graph that FrameGraph's own kernel runs, with what it can fuse.
@@ -64,12 +75,20 @@ enum ConvolutionFusion {
     /// The group of an ungrouped 2-D convolution with constant weights (and bias) whose sizes the
     /// kernel takes.
     private static func convolution(_ node: NeuralNode, index: Int, in graph: NeuralGraph) -> ConvolutionGroup? {
-        guard case .conv2d(let p) = node.operation, p.activation != .tanh, node.inputs.count >= 2, node.inputs[0] >= 0,
-              node.outputs.count == 1 else { return nil }
+        let p: ConvolutionParameters, kind: ConvolutionGroup.Kind
+        switch node.operation {
+        case .conv2d(let parameters): (p, kind) = (parameters, .dense)
+        case .depthwiseConv2d(let parameters): (p, kind) = (parameters, .depthwise)
+        default: return nil
+        }
+        guard p.activation != .tanh, node.inputs.count >= 2, node.inputs[0] >= 0, node.outputs.count == 1 else { return nil }
         let inShape = graph.tensors[node.inputs[0]].shape, outShape = graph.tensors[node.outputs[0]].shape
-        let filter = graph.tensors[node.inputs[1]].shape  // [O, H, W, I]
-        guard inShape.count == 4, outShape.count == 4, filter.count == 4, filter[3] == inShape[3], filter[0] == outShape[3],
-              inShape[0] == outShape[0], graph.tensors[node.inputs[1]].constant != nil,
+        // Dense: [O, H, W, I]; depthwise: [1, H, W, C] with one filter per channel (multiplier 1).
+        let filter = graph.tensors[node.inputs[1]].shape
+        guard inShape.count == 4, outShape.count == 4, filter.count == 4, inShape[0] == outShape[0],
+              kind == .dense ? filter[3] == inShape[3] && filter[0] == outShape[3]
+                             : filter[0] == 1 && filter[3] == inShape[3] && outShape[3] == inShape[3],
+              graph.tensors[node.inputs[1]].constant != nil,
               [p.strideH, p.strideW, p.dilationH, p.dilationW].allSatisfy({ $0 >= 1 && $0 <= 64 }) else { return nil }
         if node.inputs.count > 2, node.inputs[2] >= 0 {
             guard let bias = graph.tensors[node.inputs[2]].constant, bias.elementCount == outShape[3] else { return nil }
@@ -79,7 +98,7 @@ enum ConvolutionFusion {
         let (left, _) = p.padding.amounts(input: inShape[2], output: outShape[2], kernel: filter[2], stride: p.strideW,
                                           dilation: p.dilationW, vertical: false)
         let dims = inShape + outShape + [filter[1], filter[2], top, left]
-        let window = filter[1] * filter[2] * filter[3]
+        let window = filter[1] * filter[2] * (kind == .dense ? filter[3] : 1)
         guard dims.allSatisfy({ $0 >= 0 && $0 < Int(Int32.max) }), inShape.dropFirst().allSatisfy({ $0 > 0 }),
               outShape.allSatisfy({ $0 > 0 }), window > 0, window <= largestWindow,
               inShape[0] * outShape[1] * outShape[2] < Int(Int32.max) else { return nil }
@@ -88,7 +107,7 @@ enum ConvolutionFusion {
                                         stride_h: Int32(p.strideH), stride_w: Int32(p.strideW),
                                         dilation_h: Int32(p.dilationH), dilation_w: Int32(p.dilationW),
                                         pad_top: Int32(top), pad_left: Int32(left), out_h: Int32(outShape[1]), out_w: Int32(outShape[2]))
-        return ConvolutionGroup(convolution: index, input: node.inputs[0], output: node.outputs[0], geometry: geometry,
+        return ConvolutionGroup(kind: kind, convolution: index, input: node.inputs[0], output: node.outputs[0], geometry: geometry,
                                 outputChannels: outShape[3], convolutionRange: p.activation.range)
     }
 

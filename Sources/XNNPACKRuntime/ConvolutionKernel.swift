@@ -2,9 +2,10 @@ import CFrameGraphKernels
 import CXNNPACK
 import NeuralGraph
 
-/// A ``ConvolutionGroup`` bound to the predictor's buffers: weights packed once into 16-channel
-/// panels, then one call of `fg_conv` per prediction, or, with a thread pool, one part of the output
-/// rows per thread (each with its own scratch).
+/// A ``ConvolutionGroup`` bound to the predictor's buffers: weights packed once (16-channel panels
+/// for a dense convolution, 8-channel blocks for a depthwise one), then one call of the kernel per
+/// prediction, or, with a thread pool, one part of the output rows per thread (each with its own
+/// scratch).
 final class ConvolutionKernel {
     let group: ConvolutionGroup
     private let packed: UnsafeMutablePointer<Float>
@@ -12,7 +13,8 @@ final class ConvolutionKernel {
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchCount: Int
     private let threadpool: pthreadpool_t?
-    /// Parts the rows are split into (1 without a thread pool), each a multiple of 6 rows.
+    /// Parts the rows are split into (1 without a thread pool); for a dense convolution each a
+    /// multiple of 6 matrix rows (output pixels), for a depthwise one whole output image rows.
     private let parts: Int
     private let rowsPerPart: Int
     /// Geometry and epilogue in memory of their own: parts on several threads read them at once
@@ -26,7 +28,7 @@ final class ConvolutionKernel {
          threadpool: pthreadpool_t?) throws {
         self.group = group
         let node = graph.nodes[group.convolution]
-        let label = "CONV_2D ('\(node.name)')"
+        let label = "\(node.operation.name) ('\(node.name)')"
         func buffer(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
             guard let b = buffers[tensor] else {
                 throw ModelError.runtime(operation: label, reason: "tensor '\(graph.tensors[tensor].name)' has no buffer")
@@ -49,17 +51,28 @@ final class ConvolutionKernel {
         let k = Int32(group.windowSize), n = Int32(group.outputChannels)
         geometry = .allocate(capacity: 1)
         geometry.initialize(to: group.geometry)
-        let rows = fg_conv_rows(geometry)
         let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
-        // Split only when every part gets a fair amount of work (at least 16 tiles of 6 rows).
-        parts = max(1, min(threads, rows / 96))
-        rowsPerPart = (rows + parts - 1) / parts / 6 * 6 + 6
+        switch group.kind {
+        case .dense:
+            let rows = fg_conv_rows(geometry)
+            // Split only when every part gets a fair amount of work (at least 16 tiles of 6 rows).
+            parts = max(1, min(threads, rows / 96))
+            rowsPerPart = (rows + parts - 1) / parts / 6 * 6 + 6
+            scratchCount = max(1, fg_conv_scratch_count(geometry))
+            packed = .allocate(capacity: fg_conv_packed_count(k, n))
+            fg_conv_pack(weights, bias, k, n, packed)
+        case .depthwise:
+            let rows = fg_dwconv_rows(geometry)
+            // Split only when every part gets at least 8 output rows of 8 channels × 16 pixels.
+            let work = rows * Int(geometry.pointee.out_w) * Int(n)
+            parts = max(1, min(threads, rows / 8, work / 1024))
+            rowsPerPart = (rows + parts - 1) / parts
+            scratchCount = 1
+            packed = .allocate(capacity: fg_dwconv_packed_count(k, n))
+            fg_dwconv_pack(weights, bias, k, n, packed)
+        }
         self.threadpool = parts > 1 ? threadpool : nil
-        scratchCount = max(1, fg_conv_scratch_count(geometry))
         scratch = .allocate(capacity: scratchCount * parts)
-        let count = fg_conv_packed_count(k, n)
-        packed = .allocate(capacity: count)
-        fg_conv_pack(weights, bias, k, n, packed)
         epilogue = .allocate(capacity: 1)
         epilogue.initialize(to: fg_conv_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
                                                       residual: residual, residual_stride: residual == nil ? 0 : group.residualChannels,
@@ -77,7 +90,10 @@ final class ConvolutionKernel {
 
     func run() {
         guard let threadpool else {
-            fg_conv(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch, 1)
+            switch group.kind {
+            case .dense: fg_conv(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch, 1)
+            case .depthwise: fg_dwconv_part(input, geometry, packed, output, epilogue, 0, .max, 1)
+            }
             return
         }
         pthreadpool_parallelize_1d(threadpool, { context, part in
@@ -89,7 +105,12 @@ final class ConvolutionKernel {
     /// Rows part·rowsPerPart … of the output, with scratch of its own.
     private func run(part: Int) {
         let first = part * rowsPerPart
-        fg_conv_part(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch + part * scratchCount,
-                     first, first + rowsPerPart, 1)
+        switch group.kind {
+        case .dense:
+            fg_conv_part(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch + part * scratchCount,
+                         first, first + rowsPerPart, 1)
+        case .depthwise:
+            fg_dwconv_part(input, geometry, packed, output, epilogue, first, first + rowsPerPart, 1)
+        }
     }
 }

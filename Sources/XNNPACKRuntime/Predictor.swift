@@ -24,7 +24,7 @@ public final class Predictor: @unchecked Sendable {
         /// Compile every operation as its own stage, to time operations one by one (slower; for
         /// `model bench`'s per-operation report only).
         public var stagePerOperation = false
-        /// Who runs 1×1 convolutions (and what follows them). Default: ``ConvolutionKernels/auto``.
+        /// Who runs convolutions (dense and depthwise, and what follows them). Default: ``ConvolutionKernels/auto``.
         public var convolutions = ConvolutionKernels.auto
         public init(threads: Int = 1, stagePerOperation: Bool = false, convolutions: ConvolutionKernels = .auto) {
             self.threads = threads
@@ -33,12 +33,12 @@ public final class Predictor: @unchecked Sendable {
         }
     }
 
-    /// Who runs the graph's 1×1 convolutions.
+    /// Who runs the graph's convolutions: ungrouped ones and depthwise ones with multiplier 1.
     public enum ConvolutionKernels: String, Sendable, CaseIterable {
         /// FrameGraph's own kernel where it is the faster (AVX2 without AVX-512F), else XNNPACK;
         /// the environment variable `FRAMEGRAPH_CONV_KERNELS` (`own` or `xnnpack`) overrides the rule.
         case auto
-        /// FrameGraph's own kernel, with the addition, channel pad and PReLU / hard-swish after the
+        /// FrameGraph's own kernels, with the addition, channel pad and PReLU / hard-swish after the
         /// convolution fused into its pass.
         case own
         /// XNNPACK's convolution, every operation separate.
@@ -92,7 +92,7 @@ public final class Predictor: @unchecked Sendable {
             guard let c = t.constant else { continue }
             constants[i] = c.elementType == .float32 ? c : ConstantStorage(floats: c.floats())
         }
-        // 1×1 convolutions FrameGraph's own kernel runs, with what it fuses; each group runs where
+        // Convolutions FrameGraph's own kernels run, with what they fuse; each group runs where
         // its last node was.
         let groups = options.convolutions.usesOwnKernel ? ConvolutionFusion.groups(in: graph, fuse: !options.stagePerOperation) : []
         var groupAt: [Int: ConvolutionGroup] = [:], inGroup = Set<Int>()

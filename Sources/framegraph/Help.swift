@@ -12,9 +12,9 @@ enum Help {
       framegraph devices [PATH…]           list cameras (/dev/video* and $FRAMEGRAPH_CAMERAS, a
                                            colon-separated list) with formats, sizes and frame rates
       framegraph model info MODEL          inputs, outputs, operations, parameters, FLOPs
-      framegraph model bench MODEL [--runs N] [--warmup N] [--threads N] [--conv-kernels auto|own|xnnpack]
+      framegraph model bench MODEL [--runs N] [--warmup N] [--threads N] [--conv-kernels auto|own|xnnpack] [--stages N]
                                            load/compile time, median/p95 prediction time,
-                                           time per operation type, slowest stages; who runs the
+                                           time per operation type, the N slowest stages (6); who runs the
                                            convolutions (auto: FrameGraph's kernel on AVX2 CPUs
                                            without AVX-512, else XNNPACK)
       framegraph model run MODEL --input-rgb X.rgb|--input-f32 X.f32 --output-dir D [--scale S --offset O]

@@ -11,7 +11,7 @@ import XNNPACKRuntime
 /// `framegraph model info MODEL` and `framegraph model bench MODEL`.
 struct ModelCommand {
     static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir", "model-budget",
-                                      "precision", "weights", "map", "machine-config", "conv-kernels"]
+                                      "precision", "weights", "map", "machine-config", "conv-kernels", "stages"]
     static let switches: Set<String> = ["all-layers"]
     let arguments: Arguments
 
@@ -23,6 +23,7 @@ struct ModelCommand {
         let runs = try arguments.integer("runs", default: 200, in: 1...1_000_000)
         let warmup = try arguments.integer("warmup", default: 20, in: 0...1_000_000)
         let threads = try arguments.integer("threads", default: 1, in: 1...64)
+        let stages = try arguments.integer("stages", default: 6, in: 0...100_000)
         let kernelsName = arguments.value("conv-kernels") ?? Predictor.ConvolutionKernels.auto.rawValue
         guard let convolutions = Predictor.ConvolutionKernels(rawValue: kernelsName) else {
             throw Arguments.UsageError(description: "--conv-kernels '\(kernelsName)': expected one of "
@@ -54,7 +55,7 @@ struct ModelCommand {
             try run(graph, path: path, reference: words[2], threads: threads)
             return 0
         }
-        print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup,
+        print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, stages: stages,
                         options: Predictor.Options(threads: threads, convolutions: convolutions)))
         return 0
     }
@@ -179,7 +180,8 @@ struct ModelCommand {
         "\(directory)/\(String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })).f32"
     }
 
-    func bench(_ graph: NeuralGraph, path: String, loadSeconds: Double, runs: Int, warmup: Int, options: Predictor.Options) throws -> String {
+    func bench(_ graph: NeuralGraph, path: String, loadSeconds: Double, runs: Int, warmup: Int, stages: Int = 6,
+               options: Predictor.Options) throws -> String {
         let predictor = try Predictor(graph: graph, options: options)
         let threads = options.threads
         // Seeded pseudo-random input in 0…1.
@@ -238,8 +240,8 @@ struct ModelCommand {
         for (name, ms) in rows {
             lines.append("    " + name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: " ×%-3d %8.3f ms  %5.1f %%", counts[name] ?? 0, ms, 100 * ms / max(median(totals), 1e-9)))
         }
-        lines.append("  slowest stages of the plan (fused as it runs):")
-        for stage in byStage.values.map({ ($0.name, median($0.times)) }).sorted(by: { $0.1 > $1.1 }).prefix(6) {
+        if stages > 0 { lines.append("  slowest stages of the plan (fused as it runs):") }
+        for stage in byStage.values.map({ ($0.name, median($0.times)) }).sorted(by: { $0.1 > $1.1 }).prefix(stages) {
             let name = stage.0.count > 110 ? String(stage.0.prefix(60)) + "…" + String(stage.0.suffix(49)) : stage.0
             lines.append(String(format: "    %8.3f ms  ", stage.1) + name)
         }

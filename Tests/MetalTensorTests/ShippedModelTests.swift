@@ -68,8 +68,9 @@ import XNNPACKRuntime
                     #expect(output.ours.count == output.reference.count)
                     let d = Self.maxDifference(output.ours, output.reference)
                     worst["\(stage).\(output.name)"] = max(worst["\(stage).\(output.name)"] ?? 0, d)
-                    // 1e-4, or float32's own rounding for large values (RapidFaceDetect's logits reach ~70: 2e-6 of that).
-                    let allowed = max(1e-4, 2e-6 * (output.reference.map(abs).max() ?? 0))
+                    // 1e-4, or float32's own rounding for large values: 3e-6 of the largest (RapidFaceDetect's
+                    // logits reach ~70), as the LiteRT parity tests; sums are taken in another order than the reference's.
+                    let allowed = max(1e-4, 3e-6 * (output.reference.map(abs).max() ?? 0))
                     #expect(d <= allowed, "\(clip) \(time) s \(stage).\(output.name): max |Δ| \(d) vs the reference (fp32, allowed \(allowed))")
                 }
             }

@@ -51,7 +51,9 @@ struct MediaPipeONNXTests {
                 try #require(reference.count == out.count, "\(c.id) \(name)")
                 let diff = maxAbsDiff(Array(out.values), reference)
                 print("\(c.model) vs LiteRT \(c.id) '\(name)': max abs diff \(diff)")
-                #expect(diff <= 1e-4, "\(c.id) '\(name)'")
+                // 1e-4, or float32's rounding of large outputs (3e-6 of the largest), as GoldenParityTests.
+                let allowed = max(1e-4, 3e-6 * (reference.map(abs).max() ?? 0))
+                #expect(diff <= allowed, "\(c.id) '\(name)': max abs diff \(diff), allowed \(allowed)")
                 compared += 1
             }
         }

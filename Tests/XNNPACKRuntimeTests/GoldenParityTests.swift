@@ -6,7 +6,7 @@ import TestSupport
 import XNNPACKRuntime
 
 /// The four MediaPipe models against LiteRT's outputs on real webcam frames (Tests/Golden, written by
-/// tools/models/make_goldens.py): every output within 1e-4 absolute.
+/// tools/models/make_goldens.py): every output within 1e-4 absolute, or 3e-6 of its largest magnitude.
 @Suite struct GoldenParityTests {
     struct Case: Sendable, CustomStringConvertible {
         var id: String
@@ -41,6 +41,14 @@ import XNNPACKRuntime
 
     static let modelsPresent = TestEnvironment.mediaPipeModel("selfie_segmentation.tflite") != nil
 
+    /// 1e-4, or float32's own rounding where an output is large: 3e-6 of its largest magnitude, about
+    /// 25 float32 steps there (BlazeFace's logits reach 131, its box offsets 227). FrameGraph's kernels
+    /// add the products of a convolution in another order than LiteRT's, which moves large results by
+    /// a few steps.
+    static func allowedDifference(_ reference: [Float]) -> Float {
+        max(1e-4, 3e-6 * (reference.map(abs).max() ?? 0))
+    }
+
     @Test func goldenFilesArePresent() {
         #expect(Self.cases.count == 8, "Tests/Golden/goldens.json should describe 8 cases (4 models × 2 frames)")
     }
@@ -64,8 +72,9 @@ import XNNPACKRuntime
             try #require(reference.count == out.count, "\(c.id) \(expected.name): \(reference.count) vs \(out.count) values")
             var worst: Float = 0
             for i in 0..<out.count { worst = max(worst, abs(out.pointer[i] - reference[i])) }
-            print("golden \(c.id) \(expected.name): max abs diff \(worst)")
-            #expect(worst <= 1e-4, "\(c.id) output '\(expected.name)': max abs diff \(worst)")
+            let allowed = GoldenParityTests.allowedDifference(reference)
+            print("golden \(c.id) \(expected.name): max abs diff \(worst) (allowed \(allowed))")
+            #expect(worst <= allowed, "\(c.id) output '\(expected.name)': max abs diff \(worst), allowed \(allowed)")
         }
     }
 }

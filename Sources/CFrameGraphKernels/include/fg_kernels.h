@@ -106,9 +106,10 @@ typedef struct {
 /// Floats of scratch `fg_conv` needs for `geometry` (0 for a plain 1×1 convolution).
 size_t fg_conv_scratch_count(const fg_conv_geometry *geometry);
 /// A convolution with weights packed by fg_conv_pack (k = kernel_h·kernel_w·in_c, weights
-/// [n][kernel_h][kernel_w][in_c]): each output pixel's window is copied into `scratch` (six at a
-/// time) and multiplied like a 1×1 convolution, with the same epilogue (its residual indexed by
-/// output pixel).
+/// [n][kernel_h][kernel_w][in_c]), multiplied like a 1×1 convolution six output pixels at a time,
+/// each pixel's window read row by row where it lies inside the input and copied into `scratch`
+/// (zeros in the padding) where it does not, with the same epilogue (its residual indexed by output
+/// pixel).
 void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
              const fg_conv_epilogue *epilogue, float *scratch, int allow_simd);
 /// Output pixels (matrix rows) of `geometry`: batch × out_h × out_w.
@@ -117,6 +118,21 @@ size_t fg_conv_rows(const fg_conv_geometry *geometry);
 /// a convolution, each with its own scratch.
 void fg_conv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
                   const fg_conv_epilogue *epilogue, float *scratch, size_t first, size_t end, int allow_simd);
+/// Floats that the packed weights of a depthwise convolution with `taps` (kernel_h·kernel_w) values
+/// per channel and `c` channels take.
+size_t fg_dwconv_packed_count(int taps, int c);
+/// Packs depthwise weights [taps][c] (TFLite's [1, kernel_h, kernel_w, c]) and `bias` [c] (NULL:
+/// zero) into 8-channel blocks.
+void fg_dwconv_pack(const float *weights, const float *bias, int taps, int c, float *packed);
+/// Output rows (one image row each) of a depthwise `geometry`: batch × out_h.
+size_t fg_dwconv_rows(const fg_conv_geometry *geometry);
+/// A depthwise convolution (multiplier 1: `geometry`'s in_c channels in and out) with weights packed
+/// by fg_dwconv_pack, for output rows first…end−1 (fg_dwconv_rows): out = epilogue(bias + Σ taps),
+/// the taps taken in (kernel row, kernel column) order with fused multiply-adds, those in the
+/// padding skipped (so the AVX2 and scalar builds agree bit for bit); the epilogue's residual is
+/// indexed by output pixel. `allow_simd` = 0 forces the scalar build.
+void fg_dwconv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
+                    const fg_conv_epilogue *epilogue, size_t first, size_t end, int allow_simd);
 /// Whether this kernel should replace XNNPACK's for convolutions on this CPU: AVX2 and FMA
 /// without AVX-512F, where the XNNPACK snapshot's FMA3 matrix kernels spill an accumulator (measured
 /// in docs/BENCHMARKS.md); with AVX-512F, XNNPACK's 7×16 kernels keep everything in registers.

@@ -1,0 +1,111 @@
+// What a convolution kernel does to each sum after its bias (fg_conv_epilogue in fg_kernels.h), in
+// both builds, plus the lane helpers the AVX2 builds share (internal to CFrameGraphKernels). The
+// scalar `finish` is the definition; `finish8` does the same on eight channels, in the same order,
+// so the builds agree bit for bit.
+#ifndef FRAMEGRAPH_KERNELS_EPILOGUE_H
+#define FRAMEGRAPH_KERNELS_EPILOGUE_H
+#include "fg_kernels.h"
+#include "cpu.h"
+#include <math.h>
+#if FG_HAVE_AVX2_BUILD
+#include <immintrin.h>
+#endif
+
+/// The epilogue on one value of channel c of output pixel `row`.
+static inline float fg_finish(float v, size_t row, size_t c, const fg_conv_epilogue *e) {
+    v = fminf(fmaxf(v, e->min1), e->max1);
+    if (e->residual && c < (size_t)e->residual_channels) v += e->residual[row * e->residual_stride + c];
+    v = fminf(fmaxf(v, e->min2), e->max2);
+    if (e->prelu_slopes) {
+        v = v > 0.0f ? v : v * e->prelu_slopes[c];
+    } else if (e->hard_swish) {
+        v = v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) * (1.0f / 6.0f);
+    }
+    return v;
+}
+
+#if FG_HAVE_AVX2_BUILD
+/// Lanes 0..count-1 on (count clamped to 0…8), for masked loads.
+FG_AVX2 static inline __m256i fg_lanes(long count) {
+    if (count < 0) count = 0;
+    if (count > 8) count = 8;
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// Stores the first `count` lanes of `v` (none when count ≤ 0), without a masked store (AMD cores
+/// store masked vectors slowly).
+FG_AVX2 static inline void fg_store_first(float *o, __m256 v, long count) {
+    if (count >= 8) {
+        _mm256_storeu_ps(o, v);
+    } else if (count > 0) {
+        float lanes_out[8];
+        _mm256_storeu_ps(lanes_out, v);
+        for (long j = 0; j < count; j++) o[j] = lanes_out[j];
+    }
+}
+
+/// What an epilogue does beyond the convolution's clamp, as bits, so that kernels can be compiled
+/// once per combination (`fg_epilogue_flags`, then FG_EPILOGUE_DISPATCH).
+enum {
+    FG_EPILOGUE_RESIDUAL = 1,  // add the residual
+    FG_EPILOGUE_CLAMP2 = 2,    // the addition's clamp has a finite bound
+    FG_EPILOGUE_PRELU = 4,     // PReLU (takes precedence over hard-swish, as in fg_finish)
+    FG_EPILOGUE_HSWISH = 8,    // hard-swish
+};
+
+static inline int fg_epilogue_flags(const fg_conv_epilogue *e) {
+    int flags = 0;
+    if (e->residual) flags |= FG_EPILOGUE_RESIDUAL;
+    if (!(isinf(e->min2) && e->min2 < 0 && isinf(e->max2) && e->max2 > 0)) flags |= FG_EPILOGUE_CLAMP2;
+    if (e->prelu_slopes) {
+        flags |= FG_EPILOGUE_PRELU;
+    } else if (e->hard_swish) {
+        flags |= FG_EPILOGUE_HSWISH;
+    }
+    return flags;
+}
+
+/// Calls CALL(F) with F the constant equal to `flags` (one of the twelve combinations).
+#define FG_EPILOGUE_DISPATCH(flags, CALL)                                                                   \
+    switch (flags) {                                                                                        \
+    case 0: CALL(0); break;                                                                                 \
+    case 1: CALL(1); break;                                                                                 \
+    case 2: CALL(2); break;                                                                                 \
+    case 3: CALL(3); break;                                                                                 \
+    case 4: CALL(4); break;                                                                                 \
+    case 5: CALL(5); break;                                                                                 \
+    case 6: CALL(6); break;                                                                                 \
+    case 7: CALL(7); break;                                                                                 \
+    case 8: CALL(8); break;                                                                                 \
+    case 9: CALL(9); break;                                                                                 \
+    case 10: CALL(10); break;                                                                               \
+    default: CALL(11); break;                                                                               \
+    }
+
+/// Eight channels c…c+7 of output pixel `row` (`slope`: their PReLU slopes, when there are any;
+/// the bounds broadcast from the epilogue), doing what `flags` (a constant) says. Without
+/// FG_EPILOGUE_CLAMP2 the second clamp is skipped: after the first clamp no value is NaN, so
+/// infinite bounds would change nothing.
+FG_AVX2 __attribute__((always_inline)) static inline __m256 fg_finish8(const int flags, __m256 v, size_t row, size_t c, __m256 slope,
+                                                                      const fg_conv_epilogue *e, __m256 min1, __m256 max1,
+                                                                      __m256 min2, __m256 max2) {
+    v = _mm256_min_ps(_mm256_max_ps(v, min1), max1);
+    if (flags & FG_EPILOGUE_RESIDUAL) {
+        long have = (long)e->residual_channels - (long)c;
+        if (have >= 8) {
+            v = _mm256_add_ps(v, _mm256_loadu_ps(e->residual + row * e->residual_stride + c));
+        } else if (have > 0) {
+            v = _mm256_add_ps(v, _mm256_maskload_ps(e->residual + row * e->residual_stride + c, fg_lanes(have)));
+        }
+    }
+    if (flags & FG_EPILOGUE_CLAMP2) v = _mm256_min_ps(_mm256_max_ps(v, min2), max2);
+    if (flags & FG_EPILOGUE_PRELU) {
+        v = _mm256_blendv_ps(v, _mm256_mul_ps(v, slope), _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LE_OQ));
+    } else if (flags & FG_EPILOGUE_HSWISH) {
+        __m256 g = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, _mm256_set1_ps(3.0f)), _mm256_setzero_ps()), _mm256_set1_ps(6.0f));
+        v = _mm256_mul_ps(_mm256_mul_ps(v, g), _mm256_set1_ps(1.0f / 6.0f));
+    }
+    return v;
+}
+#endif
+#endif
