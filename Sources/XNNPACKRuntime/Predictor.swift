@@ -66,6 +66,7 @@ public final class Predictor: @unchecked Sendable {
         case xnnpack(XNNPACKStage)
         case native(nodeIndex: Int, run: () -> Void)
         case convolution(ConvolutionKernel)
+        case softmaxProjection(SoftmaxProjectionKernel)
     }
 
     public let graph: NeuralGraph
@@ -94,18 +95,31 @@ public final class Predictor: @unchecked Sendable {
         }
         // Convolutions FrameGraph's own kernels run, with what they fuse; each group runs where
         // its last node was.
-        let groups = options.convolutions.usesOwnKernel ? ConvolutionFusion.groups(in: graph, fuse: !options.stagePerOperation) : []
-        var groupAt: [Int: ConvolutionGroup] = [:], inGroup = Set<Int>()
+        // A softmax whose probabilities only feed a small 1×1 convolution (the colorizer's annealed
+        // mean) is one kernel too; its convolution is not a group of its own.
+        let own = options.convolutions.usesOwnKernel
+        let projections = own && !options.stagePerOperation ? SoftmaxProjectionGroup.groups(in: graph) : []
+        let projected = Set(projections.map(\.convolution))
+        let groups = own ? ConvolutionFusion.groups(in: graph, fuse: !options.stagePerOperation).filter { !projected.contains($0.convolution) } : []
+        var groupAt: [Int: ConvolutionGroup] = [:], projectionAt: [Int: SoftmaxProjectionGroup] = [:], inGroup = Set<Int>()
         for g in groups {
             groupAt[g.position] = g
             inGroup.formUnion(g.nodes)
         }
+        for g in projections {
+            projectionAt[g.position] = g
+            inGroup.formUnion(g.nodes)
+        }
         // Partition into stages.
-        enum Kind { case xnnpack, native, convolution(ConvolutionGroup) }
+        enum Kind { case xnnpack, native, convolution(ConvolutionGroup), softmaxProjection(SoftmaxProjectionGroup) }
         var plan: [(kind: Kind, nodes: [Int])] = []
         for (i, node) in graph.nodes.enumerated() {
             if let g = groupAt[i] {
                 plan.append((.convolution(g), g.nodes))
+                continue
+            }
+            if let g = projectionAt[i] {
+                plan.append((.softmaxProjection(g), g.nodes))
                 continue
             }
             if inGroup.contains(i) { continue }
@@ -137,6 +151,8 @@ public final class Predictor: @unchecked Sendable {
                 }
             case .convolution(let g):
                 crossing.formUnion([g.input, g.output] + (g.residual.map { [$0] } ?? []))
+            case .softmaxProjection(let g):
+                crossing.formUnion([g.input, g.output])
             }
         }
         for t in crossing where constants[t] == nil { buffers[t] = TensorBuffer(shape: graph.tensors[t].shape) }
@@ -163,6 +179,9 @@ public final class Predictor: @unchecked Sendable {
             case .convolution(let g):
                 stages.append(.convolution(try ConvolutionKernel(g, graph: graph, buffers: buffers, constants: constants,
                                                                   threadpool: threadpool)))
+            case .softmaxProjection(let g):
+                stages.append(.softmaxProjection(try SoftmaxProjectionKernel(g, graph: graph, buffers: buffers, constants: constants,
+                                                                              threadpool: threadpool)))
             }
         }
         compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -192,6 +211,7 @@ public final class Predictor: @unchecked Sendable {
             case .xnnpack(let s): return "xnnpack(\(s.nodeIndices.count) ops)"
             case .native(let n, _): return "native(\(graph.nodes[n].operation.name))"
             case .convolution(let k): return "own(" + k.group.nodes.sorted().map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
+            case .softmaxProjection(let k): return "own(" + k.group.nodes.map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
             }
         }.joined(separator: " → ")
     }
@@ -205,6 +225,7 @@ public final class Predictor: @unchecked Sendable {
             case .xnnpack(let s): try s.run()
             case .native(_, let run): run()
             case .convolution(let k): k.run()
+            case .softmaxProjection(let k): k.run()
             }
         }
     }
@@ -228,6 +249,9 @@ public final class Predictor: @unchecked Sendable {
             case .convolution(let k):
                 k.run()
                 nodes = k.group.nodes.sorted()
+            case .softmaxProjection(let k):
+                k.run()
+                nodes = k.group.nodes
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
             let first = graph.nodes[nodes.first ?? 0]

@@ -133,6 +133,18 @@ size_t fg_dwconv_rows(const fg_conv_geometry *geometry);
 /// indexed by output pixel. `allow_simd` = 0 forces the scalar build.
 void fg_dwconv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
                     const fg_conv_epilogue *epilogue, size_t first, size_t end, int allow_simd);
+/// Floats per packed weight row of fg_softmax_project (k rounded up to a multiple of 8).
+size_t fg_softmax_project_padded(int k);
+/// Packs projection weights [n][k] into rows of fg_softmax_project_padded(k) floats (zeros past k).
+void fg_softmax_project_pack(const float *weights, int k, int n, float *packed);
+/// For rows first…end−1 of k logits each: p = softmax(scale · logits) over the row, then
+/// out[row][c] = clamp(bias[c] + Σᵢ pᵢ · weights[c][i], min, max) for the n outputs (weights packed by
+/// fg_softmax_project_pack; bias NULL: zero), the exponentials in `scratch`
+/// (fg_softmax_project_padded(k) floats). The AVX2 and scalar builds agree bit for bit; `allow_simd`
+/// = 0 forces the scalar build.
+void fg_softmax_project(const float *logits, size_t first, size_t end, int k, float scale, const float *packed, const float *bias,
+                        int n, float min, float max, float *out, float *scratch, int allow_simd);
+
 /// Whether this kernel should replace XNNPACK's for convolutions on this CPU: AVX2 and FMA
 /// without AVX-512F, where the XNNPACK snapshot's FMA3 matrix kernels spill an accumulator (measured
 /// in docs/BENCHMARKS.md); with AVX-512F, XNNPACK's 7×16 kernels keep everything in registers.
