@@ -8,9 +8,10 @@
 // the few dot products are taken straight from it.
 //
 // The AVX2 build sums eight lanes at a time and then adds the lanes in a fixed tree; the scalar
-// build does the same sums lane by lane in the same order, with the same exponential (Cephes'
-// polynomial, fused multiply-adds), so the two agree bit for bit.
+// build does the same sums lane by lane in the same order, with the same exponential (exp.h), so
+// the two agree bit for bit.
 #include "epilogue.h"
+#include "exp.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -25,31 +26,6 @@ void fg_softmax_project_pack(const float *weights, int k, int n, float *packed) 
     for (int c = 0; c < n; c++) {
         for (size_t i = 0; i < kp; i++) packed[(size_t)c * kp + i] = i < (size_t)k ? weights[(size_t)c * (size_t)k + i] : 0.0f;
     }
-}
-
-// e^x for x ≤ 0 (clamped below at −87, where it is below every normal float): x = n·ln 2 + r with
-// |r| ≤ ln 2 / 2, e^r by Cephes' degree-6 polynomial, times 2^n through the exponent bits.
-static const float EXP_LOW = -87.0f, LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
-static const float P0 = 1.9875691500e-4f, P1 = 1.3981999507e-3f, P2 = 8.3334519073e-3f, P3 = 4.1665795894e-2f,
-                   P4 = 1.6666665459e-1f, P5 = 5.0000001201e-1f;
-
-static inline float exp_scalar(float x) {
-    x = fmaxf(x, EXP_LOW);
-    float n = nearbyintf(x * LOG2E);
-    float r = fmaf(n, -LN2_HI, x);
-    r = fmaf(n, -LN2_LO, r);
-    float z = r * r;
-    float p = fmaf(P0, r, P1);
-    p = fmaf(p, r, P2);
-    p = fmaf(p, r, P3);
-    p = fmaf(p, r, P4);
-    p = fmaf(p, r, P5);
-    float y = fmaf(p, z, r) + 1.0f;
-    int32_t bits;
-    memcpy(&bits, &y, sizeof bits);
-    bits += (int32_t)n << 23;
-    memcpy(&y, &bits, sizeof y);
-    return y;
 }
 
 /// The eight lanes' partial sums added as the AVX2 build adds them: lane j with j+4, then with j+2,
@@ -75,7 +51,7 @@ static void rows_scalar(const float *logits, size_t first, size_t end, int k, fl
             // Two statements, so that the compiler does not fuse the product and the difference
             // into one rounding (the AVX2 build rounds both).
             float t = i < (size_t)k ? l[i] * scale : 0.0f;
-            float e = i < (size_t)k ? exp_scalar(t - top) : 0.0f;
+            float e = i < (size_t)k ? fg_exp_scalar(t - top) : 0.0f;
             scratch[i] = e;
             s[i % LANES] += e;
         }
@@ -91,22 +67,6 @@ static void rows_scalar(const float *logits, size_t first, size_t end, int k, fl
 }
 
 #if FG_HAVE_AVX2_BUILD
-FG_AVX2 static inline __m256 exp8(__m256 x) {
-    x = _mm256_max_ps(x, _mm256_set1_ps(EXP_LOW));
-    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-LN2_HI), x);
-    r = _mm256_fmadd_ps(n, _mm256_set1_ps(-LN2_LO), r);
-    __m256 z = _mm256_mul_ps(r, r);
-    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(P0), r, _mm256_set1_ps(P1));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P2));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(P5));
-    __m256 y = _mm256_add_ps(_mm256_fmadd_ps(p, z, r), _mm256_set1_ps(1.0f));
-    __m256i bits = _mm256_add_epi32(_mm256_castps_si256(y), _mm256_slli_epi32(_mm256_cvtps_epi32(n), 23));
-    return _mm256_castsi256_ps(bits);
-}
-
 FG_AVX2 static inline float tree8(__m256 v) {
     float s[LANES];
     _mm256_storeu_ps(s, v);
@@ -132,12 +92,12 @@ FG_AVX2 static void rows_avx2(const float *logits, size_t first, size_t end, int
         for (int j = 1; j < LANES; j++) top = fmaxf(top, lanes_max[j]);
         __m256 vt = _mm256_set1_ps(top), s = _mm256_setzero_ps();
         for (size_t i = 0; i < full; i += LANES) {
-            __m256 e = exp8(_mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(l + i), vs), vt));
+            __m256 e = fg_exp8(_mm256_sub_ps(_mm256_mul_ps(_mm256_loadu_ps(l + i), vs), vt));
             _mm256_storeu_ps(scratch + i, e);
             s = _mm256_add_ps(s, e);
         }
         if (full < (size_t)k) {
-            __m256 e = exp8(_mm256_sub_ps(_mm256_mul_ps(_mm256_maskload_ps(l + full, tail), vs), vt));
+            __m256 e = fg_exp8(_mm256_sub_ps(_mm256_mul_ps(_mm256_maskload_ps(l + full, tail), vs), vt));
             e = _mm256_and_ps(e, _mm256_castsi256_ps(tail));
             _mm256_storeu_ps(scratch + full, e);
             s = _mm256_add_ps(s, e);

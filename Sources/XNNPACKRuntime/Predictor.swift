@@ -65,8 +65,7 @@ public final class Predictor: @unchecked Sendable {
     enum Stage {
         case xnnpack(XNNPACKStage)
         case native(nodeIndex: Int, run: () -> Void)
-        case convolution(ConvolutionKernel)
-        case softmaxProjection(SoftmaxProjectionKernel)
+        case own(any OwnKernel)
     }
 
     public let graph: NeuralGraph
@@ -93,33 +92,20 @@ public final class Predictor: @unchecked Sendable {
             guard let c = t.constant else { continue }
             constants[i] = c.elementType == .float32 ? c : ConstantStorage(floats: c.floats())
         }
-        // Convolutions FrameGraph's own kernels run, with what they fuse; each group runs where
-        // its last node was.
-        // A softmax whose probabilities only feed a small 1×1 convolution (the colorizer's annealed
-        // mean) is one kernel too; its convolution is not a group of its own.
-        let own = options.convolutions.usesOwnKernel
-        let projections = own && !options.stagePerOperation ? SoftmaxProjectionGroup.groups(in: graph) : []
-        let projected = Set(projections.map(\.convolution))
-        let groups = own ? ConvolutionFusion.groups(in: graph, fuse: !options.stagePerOperation).filter { !projected.contains($0.convolution) } : []
-        var groupAt: [Int: ConvolutionGroup] = [:], projectionAt: [Int: SoftmaxProjectionGroup] = [:], inGroup = Set<Int>()
+        // What FrameGraph's own kernels run (convolutions with what they fuse, the annealed mean,
+        // upsampling layers); each group runs where its last node was.
+        let groups = options.convolutions.usesOwnKernel ? ownKernelGroups(in: graph, fuse: !options.stagePerOperation) : []
+        var groupAt: [Int: any OwnKernelGroup] = [:], inGroup = Set<Int>()
         for g in groups {
             groupAt[g.position] = g
             inGroup.formUnion(g.nodes)
         }
-        for g in projections {
-            projectionAt[g.position] = g
-            inGroup.formUnion(g.nodes)
-        }
         // Partition into stages.
-        enum Kind { case xnnpack, native, convolution(ConvolutionGroup), softmaxProjection(SoftmaxProjectionGroup) }
+        enum Kind { case xnnpack, native, own(any OwnKernelGroup) }
         var plan: [(kind: Kind, nodes: [Int])] = []
         for (i, node) in graph.nodes.enumerated() {
             if let g = groupAt[i] {
-                plan.append((.convolution(g), g.nodes))
-                continue
-            }
-            if let g = projectionAt[i] {
-                plan.append((.softmaxProjection(g), g.nodes))
+                plan.append((.own(g), g.nodes))
                 continue
             }
             if inGroup.contains(i) { continue }
@@ -149,10 +135,8 @@ public final class Predictor: @unchecked Sendable {
                 for n in step.nodes {
                     for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
                 }
-            case .convolution(let g):
-                crossing.formUnion([g.input, g.output] + (g.residual.map { [$0] } ?? []))
-            case .softmaxProjection(let g):
-                crossing.formUnion([g.input, g.output])
+            case .own(let g):
+                crossing.formUnion(g.boundaryTensors)
             }
         }
         for t in crossing where constants[t] == nil { buffers[t] = TensorBuffer(shape: graph.tensors[t].shape) }
@@ -176,12 +160,8 @@ public final class Predictor: @unchecked Sendable {
                     stages.append(.native(nodeIndex: n, run: try NativeKernels.make(graph.nodes[n], graph: graph, buffers: buffers,
                                                                                      constants: constants)))
                 }
-            case .convolution(let g):
-                stages.append(.convolution(try ConvolutionKernel(g, graph: graph, buffers: buffers, constants: constants,
-                                                                  threadpool: threadpool)))
-            case .softmaxProjection(let g):
-                stages.append(.softmaxProjection(try SoftmaxProjectionKernel(g, graph: graph, buffers: buffers, constants: constants,
-                                                                              threadpool: threadpool)))
+            case .own(let g):
+                stages.append(.own(try g.kernel(graph: graph, buffers: buffers, constants: constants, threadpool: threadpool)))
             }
         }
         compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -210,8 +190,7 @@ public final class Predictor: @unchecked Sendable {
             switch stage {
             case .xnnpack(let s): return "xnnpack(\(s.nodeIndices.count) ops)"
             case .native(let n, _): return "native(\(graph.nodes[n].operation.name))"
-            case .convolution(let k): return "own(" + k.group.nodes.sorted().map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
-            case .softmaxProjection(let k): return "own(" + k.group.nodes.map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
+            case .own(let k): return "own(" + k.nodeIndices.map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
             }
         }.joined(separator: " → ")
     }
@@ -224,8 +203,7 @@ public final class Predictor: @unchecked Sendable {
             switch stage {
             case .xnnpack(let s): try s.run()
             case .native(_, let run): run()
-            case .convolution(let k): k.run()
-            case .softmaxProjection(let k): k.run()
+            case .own(let k): k.run()
             }
         }
     }
@@ -246,12 +224,9 @@ public final class Predictor: @unchecked Sendable {
             case .native(let n, let run):
                 run()
                 nodes = [n]
-            case .convolution(let k):
+            case .own(let k):
                 k.run()
-                nodes = k.group.nodes.sorted()
-            case .softmaxProjection(let k):
-                k.run()
-                nodes = k.group.nodes
+                nodes = k.nodeIndices
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
             let first = graph.nodes[nodes.first ?? 0]

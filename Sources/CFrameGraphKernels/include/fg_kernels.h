@@ -145,6 +145,37 @@ void fg_softmax_project_pack(const float *weights, int k, int n, float *packed);
 void fg_softmax_project(const float *logits, size_t first, size_t end, int k, float scale, const float *packed, const float *bias,
                         int n, float min, float max, float *out, float *scratch, int allow_simd);
 
+/// A transposed convolution whose kernel equals its stride, without padding: an NHWC input of
+/// batch × in_h × in_w × in_c, each pixel giving a kernel_h × kernel_w block of out_c outputs (the
+/// output is batch × in_h·kernel_h × in_w·kernel_w × out_c), clamped to [min, max], then a sigmoid
+/// when `sigmoid` ≠ 0.
+typedef struct {
+    int batch, in_h, in_w, in_c, out_c, kernel_h, kernel_w;
+    float min, max;
+    int sigmoid;
+} fg_upsample_geometry;
+/// Outputs per input pixel (kernel_h·kernel_w·out_c) up to which fg_upsample_conv_part runs.
+#define FG_UPSAMPLE_MAX_OUTPUTS 512
+/// Floats the packed weights of such a convolution take (`outputs` = kernel_h·kernel_w·out_c).
+size_t fg_upsample_conv_packed_count(int cin, int outputs);
+/// Packs its filter [out_c][kernel_h][kernel_w][in_c] (TFLite's layout) and bias [out_c] (NULL: zero).
+void fg_upsample_conv_pack(const float *weights, const float *bias, int out_c, int kernel_h, int kernel_w, int in_c, float *packed);
+/// Input pixels of `geometry`: batch × in_h × in_w.
+size_t fg_upsample_conv_pixels(const fg_upsample_geometry *geometry);
+/// The convolution for input pixels first…end−1, each output a sum over the input channels in order
+/// with fused multiply-adds (the AVX2 and scalar builds agree bit for bit; `allow_simd` = 0 forces
+/// the scalar build).
+void fg_upsample_conv_part(const float *input, const fg_upsample_geometry *geometry, const float *packed, float *out, size_t first,
+                           size_t end, int allow_simd);
+
+/// out = a · gate[c] + b over `pixels` × `channels` (NHWC; `gate` one value per channel): the product
+/// and the sum rounded separately, as the two operations it replaces round them.
+void fg_scale_add(const float *a, const float *gate, const float *b, size_t pixels, size_t channels, float *out, int allow_simd);
+/// mean[c] = Σₚ (a[p][c] + b[p][c]) / pixels: each channel's sum taken in eight interleaved runs of
+/// pixels (pixel p into run p mod 8), then the runs added in order (both builds, so they agree bit
+/// for bit).
+void fg_add_mean(const float *a, const float *b, size_t pixels, size_t channels, float *mean, int allow_simd);
+
 /// Whether this kernel should replace XNNPACK's for convolutions on this CPU: AVX2 and FMA
 /// without AVX-512F, where the XNNPACK snapshot's FMA3 matrix kernels spill an accumulator (measured
 /// in docs/BENCHMARKS.md); with AVX-512F, XNNPACK's 7×16 kernels keep everything in registers.

@@ -1,0 +1,77 @@
+import CXNNPACK
+import NeuralGraph
+
+/// Operations of a graph that one of FrameGraph's own kernels runs in one pass (a convolution and
+/// what follows it, the colorizer's annealed mean, an upsampling layer and its sigmoid), found
+/// before the graph is split into XNNPACK stages.
+protocol OwnKernelGroup {
+    /// Every node the group runs.
+    var nodes: [Int] { get }
+    /// The graph position the group runs at (its last node: every input exists by then).
+    var position: Int { get }
+    /// Tensors the kernel reads or writes, which need buffers of their own.
+    var boundaryTensors: [Int] { get }
+    /// The kernel, bound to the predictor's buffers.
+    func kernel(graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
+                threadpool: pthreadpool_t?) throws -> any OwnKernel
+}
+
+/// A group bound to the predictor's buffers, run once per prediction.
+protocol OwnKernel: AnyObject {
+    /// The group's nodes, in the order the plan summary lists them.
+    var nodeIndices: [Int] { get }
+    func run()
+}
+
+extension ConvolutionGroup: OwnKernelGroup {
+    var boundaryTensors: [Int] { [input, output] + (residual.map { [$0] } ?? []) }
+    func kernel(graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
+                threadpool: pthreadpool_t?) throws -> any OwnKernel {
+        try ConvolutionKernel(self, graph: graph, buffers: buffers, constants: constants, threadpool: threadpool)
+    }
+}
+
+extension SoftmaxProjectionGroup: OwnKernelGroup {
+    var boundaryTensors: [Int] { [input, output] }
+    func kernel(graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
+                threadpool: pthreadpool_t?) throws -> any OwnKernel {
+        try SoftmaxProjectionKernel(self, graph: graph, buffers: buffers, constants: constants, threadpool: threadpool)
+    }
+}
+
+extension UpsamplingGroup: OwnKernelGroup {
+    var boundaryTensors: [Int] { [input, output] }
+    func kernel(graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
+                threadpool: pthreadpool_t?) throws -> any OwnKernel {
+        try UpsamplingKernel(self, graph: graph, buffers: buffers, constants: constants, threadpool: threadpool)
+    }
+}
+
+extension ConvolutionKernel: OwnKernel {
+    var nodeIndices: [Int] { group.nodes.sorted() }
+}
+
+extension SoftmaxProjectionKernel: OwnKernel {
+    var nodeIndices: [Int] { group.nodes }
+}
+
+extension UpsamplingKernel: OwnKernel {
+    var nodeIndices: [Int] { group.nodes }
+}
+
+/// Every group of `graph` (lowered for XNNPACK) that FrameGraph's own kernels run; no node is in two
+/// (a later candidate that overlaps an earlier one is dropped). `fuse` = false keeps each convolution
+/// to itself and finds no multi-operation group (for timing operations one by one).
+func ownKernelGroups(in graph: NeuralGraph, fuse: Bool) -> [any OwnKernelGroup] {
+    // The annealed mean first: its convolution is not a group of its own.
+    var candidates: [any OwnKernelGroup] = fuse ? SoftmaxProjectionGroup.groups(in: graph) : []
+    candidates += UpsamplingGroup.groups(in: graph).filter { fuse || $0.sigmoid == nil } as [any OwnKernelGroup]
+    candidates += ConvolutionFusion.groups(in: graph, fuse: fuse) as [any OwnKernelGroup]
+    if fuse { candidates += ElementwiseGroup.groups(in: graph) as [any OwnKernelGroup] }
+    var taken = Set<Int>(), groups: [any OwnKernelGroup] = []
+    for g in candidates where taken.isDisjoint(with: g.nodes) {
+        taken.formUnion(g.nodes)
+        groups.append(g)
+    }
+    return groups
+}
