@@ -3,9 +3,10 @@
 
 Several models can be given: all are measured in the same run, on the same frames and photos.
 
-Photos (BSDS500 val, --val): for every photo, L (skimage rgb2lab, sRGB D65) is resized to 256x256
-(bilinear, the photo is stretched to a square as the pipeline does), fed as L/50 - 1, and the
-predicted a/b (64x64) is upsampled bilinearly to the photo's size and joined with its own L.
+Photos (BSDS500 val, --val): for every photo, L (skimage rgb2lab, sRGB D65) is resized to the model's
+input size (256x256 for v1-v3, read from the model; bilinear, the photo is stretched to a square as the
+pipeline does), fed as L/50 - 1, and the predicted a/b (a quarter of that: 64x64 for v1-v3) is upsampled
+bilinearly to the photo's size and joined with its own L.
   * colourfulness (Hasler & Süsstrunk 2003) of ours and of the original, mean over photos, ratio;
   * a/b RMSE over all pixels and both channels (pooled) of ours and of the all-grey prediction
     a = b = 0, and their ratio.
@@ -14,10 +15,10 @@ Webcam video (the held-out clips of tools/colorizer/webcam_split.json, every fra
 decoded with the ffmpeg CLI): the same per-frame path, plus the colorize node's temporal
 smoothing, exactly as the Swift node applies it (per admitted frame; offline every frame is
 admitted):
-    d   = mean |L256_t - L256_prev|   (the 256x256 network input, in L units 0..100)
+    d   = mean |L256_t - L256_prev|   (the network input, 256x256 for v1-v3, in L units 0..100)
     if first frame or d > scene_cut:  ab_s = ab_new                      (history reset)
     else:                             ab_s = w * ab_s_prev + (1 - w) * ab_new
-  at the 64x64 model-output resolution, before the bilinear upsampling (w = --smoothing,
+  at the model-output resolution (64x64 for v1-v3), before the bilinear upsampling (w = --smoothing,
   scene_cut = --scene-cut; w = 0 is no smoothing). Metrics, pooled over all held-out frames:
   * a/b RMSE vs all-grey (ratio) and colourfulness ratio (mean over frames), as for photos;
   * skin: the person mask of MediaPipe's selfie segmentation model (LiteRT, input the frame
@@ -108,9 +109,16 @@ def session(path_or_bytes, threads):
     return ort.InferenceSession(path_or_bytes, so, providers=["CPUExecutionProvider"])
 
 
-def net_input(L):
-    L256 = resize_f(L, (256, 256))
-    return L256, (L256 / 50.0 - 1.0)[None, None].astype(np.float32)
+def model_size(sess):
+    """The network input size (W, H) of a session (v1-v3: 256x256; the EfficientNet colorizer: 192x192)."""
+    shp = sess.get_inputs()[0].shape
+    return int(shp[3]), int(shp[2])
+
+
+def net_input(L, size=(256, 256)):
+    """L (full size) -> (L resized to the network input, the input tensor L/50 - 1)."""
+    Ls = resize_f(L, size)
+    return Ls, (Ls / 50.0 - 1.0)[None, None].astype(np.float32)
 
 
 def upsample_ab(ab64, W, H):
@@ -119,7 +127,7 @@ def upsample_ab(ab64, W, H):
 
 def predict(sess, L):
     H, W = L.shape
-    ab = sess.run(["ab"], {"L": net_input(L)[1]})[0][0]
+    ab = sess.run(["ab"], {"L": net_input(L, model_size(sess))[1]})[0][0]
     return upsample_ab(ab, W, H)
 
 
@@ -241,7 +249,8 @@ def skin_hued(ab):
 
 
 def smooth_sequence(raw, L256s, w, cut):
-    """The colorize node's rule on one clip: raw [N,2,64,64] -> smoothed, and the number of resets."""
+    """The colorize node's rule on one clip: raw [N,2,h,w] (the model's output size) -> smoothed, and the number
+    of resets; L256s: the network inputs (the model's input size; the name is v1's 256x256)."""
     out, prev, prevL, resets = [], None, None, 0
     for ab, L in zip(raw, L256s):
         if prev is None or float(np.abs(L - prevL).mean()) > cut:
@@ -261,14 +270,18 @@ def webcam_metrics(sessions, clips, segmenter, settings, grid=None, grid_per_cli
     orig = {}
     for c, fr in frames_all.items():
         labs = [rgb2lab(f.astype(np.float64) / 255.0).astype(np.float32) for f in fr]
-        L256 = [net_input(l[..., 0])[0] for l in labs]
         masks = [segmenter(f) for f in fr] if segmenter else None
-        orig[c] = dict(labs=labs, L256=L256, masks=masks,
+        orig[c] = dict(labs=labs, masks=masks, Lin={},
                        cf=[cc.colourfulness(f.astype(np.float64)) for f in fr])
     res, per_clip = {}, {}
     for k, sess in sessions.items():
+        size = model_size(sess)
+        for c in clips:                       # the network inputs at this model's input size (also the smoothing's L)
+            if size not in orig[c]["Lin"]:
+                orig[c]["Lin"][size] = [net_input(l[..., 0], size)[0] for l in orig[c]["labs"]]
+        Lk = {c: orig[c]["Lin"][size] for c in clips}
         raw = {c: np.stack([sess.run(["ab"], {"L": (L / 50.0 - 1.0)[None, None].astype(np.float32)})[0][0]
-                            for L in orig[c]["L256"]]) for c in clips}
+                            for L in Lk[c]]) for c in clips}
         res[k], per_clip[k] = {}, {}
         for (w, cut) in settings:
             key = f"w={w:g},cut={cut:g}"
@@ -281,7 +294,7 @@ def webcam_metrics(sessions, clips, segmenter, settings, grid=None, grid_per_cli
             hue_o, hue_g = [], []
             pc, resets_total = {}, 0
             for c in clips:
-                sm, resets = smooth_sequence(raw[c], orig[c]["L256"], w, cut) if w > 0 else (raw[c], len(raw[c]))
+                sm, resets = smooth_sequence(raw[c], Lk[c], w, cut) if w > 0 else (raw[c], len(raw[c]))
                 resets_total += resets
                 prev_o = prev_g = None
                 c_se = c_se0 = 0.0
@@ -349,7 +362,7 @@ def webcam_metrics(sessions, clips, segmenter, settings, grid=None, grid_per_cli
             cells = []
             for c in clips:
                 n = len(orig[c]["labs"])
-                sm, _ = smooth_sequence(raw[c], orig[c]["L256"], w, cut) if w > 0 else (raw[c], 0)
+                sm, _ = smooth_sequence(raw[c], Lk[c], w, cut) if w > 0 else (raw[c], 0)
                 for i in np.linspace(n // 4, n - 1, grid_per_clip).round().astype(int):
                     lab = orig[c]["labs"][i]
                     H, W = lab.shape[:2]
@@ -427,8 +440,9 @@ def main():
 
     if a.bench:
         import onnxruntime as ort
-        x = np.random.default_rng(0).uniform(-1, 1, (1, 1, 256, 256)).astype(np.float32)
         for k, sess in sessions.items():
+            W_, H_ = model_size(sess)
+            x = np.random.default_rng(0).uniform(-1, 1, (1, 1, H_, W_)).astype(np.float32)
             for _ in range(20):
                 sess.run(["ab"], {"L": x})
             ts = []

@@ -48,6 +48,9 @@ def main():
     ap.add_argument("--size", default="384x288", help="stored frame size WxH (the clips are 640x480)")
     ap.add_argument("--quality", type=int, default=92)
     ap.add_argument("--heldout-step", type=int, default=2, help="keep every Nth frame of the held-out clips")
+    ap.add_argument("--val-limit", type=int, default=0,
+                    help="copy only the first N val photos (by name; train.py logs only the first 20): 20 leaves room "
+                         "in the 64 MiB carry for the EfficientNet weights (effnet_weights.py); 0 = all 100")
     a = ap.parse_args()
     w, h = (int(v) for v in a.size.split("x"))
     split = json.load(open(a.split))
@@ -57,6 +60,9 @@ def main():
         dst = os.path.join(a.out, part)
         if not os.path.isdir(dst):
             shutil.copytree(os.path.join(a.bsds, part), dst)
+        if part == "val" and a.val_limit:
+            for n in sorted(f for f in os.listdir(dst) if f.lower().endswith((".jpg", ".jpeg", ".png")))[a.val_limit:]:
+                os.remove(os.path.join(dst, n))
     wc = os.path.join(a.out, "webcam")
     if os.path.isdir(wc):
         shutil.rmtree(wc)

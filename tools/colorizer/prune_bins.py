@@ -24,7 +24,7 @@ from PIL import Image
 from skimage.color import rgb2lab
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from metrics import decode_clip, resize_f, session, with_temperature  # noqa: E402
+from metrics import decode_clip, model_size, resize_f, session, with_temperature  # noqa: E402
 
 
 def tail_nodes(m):
@@ -60,6 +60,7 @@ def main():
     tmp = a.dst + ".probe.onnx"
     onnx.save(probe, tmp)
     sess = session(tmp, 1)
+    size = model_size(sess)                  # the network input (W, H): 256x256 for v1-v3
     names = sorted(f for f in os.listdir(a.photos) if f.lower().endswith((".jpg", ".jpeg", ".png")))
     pmax = None
     xs = []
@@ -74,7 +75,7 @@ def main():
                 inputs += [f.astype(np.float64) / 255.0 for f in decode_clip(os.path.join(a.webcam, c + ".mkv"))[::a.frame_step]]
     for rgb in inputs:
         L = rgb2lab(rgb)[..., 0].astype(np.float32)
-        x = (resize_f(L, (256, 256)) / 50.0 - 1.0)[None, None].astype(np.float32)
+        x = (resize_f(L, size) / 50.0 - 1.0)[None, None].astype(np.float32)
         for xi in (x, x[..., ::-1].copy()):
             ab, p = sess.run(["ab", sm.output[0]], {"L": xi})
             pm = p[0].max(axis=(1, 2))

