@@ -166,8 +166,8 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile(const int flags, 
 }
 
 /// Six consecutive output pixels of one output row whose windows lie wholly inside the input, read
-/// where they lie (no copy) when the input has few channels (`cin`, a constant: the first layer of
-/// a network on an image) and the stride `sw` is a constant: every value of the six windows is then
+/// where they lie (no copy) when the input has few channels (`cin`, a constant: 1 or 3, the first
+/// layer of a network on an image) and the stride `sw` is a constant: every value of the six windows is then
 /// at a fixed offset from one pointer. `p`: the first pixel's window's top-left value. The sums
 /// come in the same (ky, kx, channel) order as in `tile`.
 FG_AVX2 __attribute__((always_inline)) static inline void tile_stem(const int flags, const int cin, const int sw, const float *p,
@@ -216,21 +216,44 @@ FG_AVX2 static void gather_avx2(const float *input, const fg_conv_geometry *g, s
     gather_with(input, g, row, count, dst, copy_avx2);
 }
 
-/// Output pixels row…end−1, six at a time, their windows copied into scratch (unless 1×1).
+/// Output pixels row…end−1, six at a time, their windows copied into scratch (1×1: read in place).
 FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int flags, const float *input, const fg_conv_geometry *g,
                                                                       const float *packed, int n, float *out,
                                                                       const fg_conv_epilogue *e, float *scratch, size_t row,
                                                                       size_t end) {
     size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
     size_t panels = ((size_t)n + PANEL - 1) / PANEL, panel_size = PANEL * (kk + 1);
-    int direct = is_pointwise(g);
+    if (is_pointwise(g)) {
+        // Rows in blocks whose inputs stay in the core's L2 (about 128 KiB), each panel of weights
+        // (in L1) through every tile of the block: a weight matrix larger than the caches (1×1
+        // convolutions over 7×7 or 14×14 pixels with hundreds of channels) is then read once per
+        // block, not once per six rows.
+        size_t block = (size_t)(128 * 1024) / (kk * sizeof(float)) / MAX_ROWS * MAX_ROWS;
+        if (block < MAX_ROWS) block = MAX_ROWS;
+        for (; row < end; row += block) {
+            size_t stop = end - row < block ? end : row + block;
+            for (size_t p = 0; p < panels; p++) {
+                const float *w = packed + p * panel_size;
+                for (size_t r = row; r < stop; r += MAX_ROWS) {
+                    size_t mr = stop - r < MAX_ROWS ? stop - r : MAX_ROWS;
+                    const float *a = input + r * kk;
+                    switch (mr) {
+                    case 6: tile(flags, 6, a, kk, w, r, p * PANEL, n, out, e); break;
+                    case 5: tile(flags, 5, a, kk, w, r, p * PANEL, n, out, e); break;
+                    case 4: tile(flags, 4, a, kk, w, r, p * PANEL, n, out, e); break;
+                    case 3: tile(flags, 3, a, kk, w, r, p * PANEL, n, out, e); break;
+                    case 2: tile(flags, 2, a, kk, w, r, p * PANEL, n, out, e); break;
+                    default: tile(flags, 1, a, kk, w, r, p * PANEL, n, out, e); break;
+                    }
+                }
+            }
+        }
+        return;
+    }
     for (; row < end; row += MAX_ROWS) {
         size_t mr = end - row < MAX_ROWS ? end - row : MAX_ROWS;
-        const float *a = input + row * kk;
-        if (!direct) {
-            gather_avx2(input, g, row, mr, scratch);
-            a = scratch;
-        }
+        gather_avx2(input, g, row, mr, scratch);
+        const float *a = scratch;
         for (size_t p = 0; p < panels; p++) {
             const float *w = packed + p * panel_size;
             size_t c = p * PANEL;
@@ -244,6 +267,14 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
             }
         }
     }
+}
+
+/// copied_rows compiled once per combination of epilogue work, for the stem rows' borders.
+FG_AVX2 static void copied_rows_any(const int flags, const float *input, const fg_conv_geometry *g, const float *packed, int n,
+                                    float *out, const fg_conv_epilogue *e, float *scratch, size_t row, size_t end) {
+#define FG_COPIED_ROWS(F) copied_rows(F, input, g, packed, n, out, e, scratch, row, end)
+    FG_EPILOGUE_DISPATCH(flags, FG_COPIED_ROWS)
+#undef FG_COPIED_ROWS
 }
 
 /// Output pixels first…end−1 of a convolution over `cin` (a constant) channels moved by `sw` (a
@@ -270,13 +301,13 @@ FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int fl
         long top = (long)oy * g->stride_h - g->pad_top;
         int rows_inside = top >= 0 && top + (long)(g->kernel_h - 1) * g->dilation_h < g->in_h;
         if (!rows_inside || ox >= (size_t)hi) {
-            copied_rows(flags, input, g, packed, n, out, e, scratch, row, row_end);
+            copied_rows_any(flags, input, g, packed, n, out, e, scratch, row, row_end);
             row = row_end;
             continue;
         }
         if (ox < (size_t)lo) {
             size_t stop = row - ox + (size_t)lo < row_end ? row - ox + (size_t)lo : row_end;
-            copied_rows(flags, input, g, packed, n, out, e, scratch, row, stop);
+            copied_rows_any(flags, input, g, packed, n, out, e, scratch, row, stop);
             row = stop;
             continue;
         }
@@ -286,7 +317,7 @@ FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int fl
             const float *p = line + ((size_t)ox * (size_t)sw - (size_t)g->pad_left) * (size_t)cin;
             for (size_t q = 0; q < panels; q++) tile_stem(flags, cin, sw, p, g, packed + q * panel_size, row, q * PANEL, n, out, e);
         }
-        copied_rows(flags, input, g, packed, n, out, e, scratch, row, inner_end);
+        copied_rows_any(flags, input, g, packed, n, out, e, scratch, row, inner_end);
         row = inner_end;
     }
 }
@@ -294,18 +325,17 @@ FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int fl
 FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int flags, const float *input, const fg_conv_geometry *g,
                                                                     const float *packed, int n, float *out, const fg_conv_epilogue *e,
                                                                     float *scratch, size_t first, size_t rows) {
-    if (g->dilation_w == 1 && (g->stride_w == 1 || g->stride_w == 2) && g->in_c <= 4 && !is_pointwise(g)) {
+    // Images as a network's first layer sees them: grey or RGB, moved by 1 or 2.
+    if (g->dilation_w == 1 && (g->stride_w == 1 || g->stride_w == 2) && (g->in_c == 1 || g->in_c == 3) && !is_pointwise(g)) {
         int sw = g->stride_w;
-        switch (g->in_c) {
-        case 1: sw == 1 ? stem_rows(flags, 1, 1, input, g, packed, n, out, e, scratch, first, rows)
-                        : stem_rows(flags, 1, 2, input, g, packed, n, out, e, scratch, first, rows); return;
-        case 2: sw == 1 ? stem_rows(flags, 2, 1, input, g, packed, n, out, e, scratch, first, rows)
-                        : stem_rows(flags, 2, 2, input, g, packed, n, out, e, scratch, first, rows); return;
-        case 3: sw == 1 ? stem_rows(flags, 3, 1, input, g, packed, n, out, e, scratch, first, rows)
-                        : stem_rows(flags, 3, 2, input, g, packed, n, out, e, scratch, first, rows); return;
-        default: sw == 1 ? stem_rows(flags, 4, 1, input, g, packed, n, out, e, scratch, first, rows)
-                         : stem_rows(flags, 4, 2, input, g, packed, n, out, e, scratch, first, rows); return;
+        if (g->in_c == 1) {
+            sw == 1 ? stem_rows(flags, 1, 1, input, g, packed, n, out, e, scratch, first, rows)
+                    : stem_rows(flags, 1, 2, input, g, packed, n, out, e, scratch, first, rows);
+        } else {
+            sw == 1 ? stem_rows(flags, 3, 1, input, g, packed, n, out, e, scratch, first, rows)
+                    : stem_rows(flags, 3, 2, input, g, packed, n, out, e, scratch, first, rows);
         }
+        return;
     }
     copied_rows(flags, input, g, packed, n, out, e, scratch, first, rows);
 }

@@ -44,19 +44,16 @@ FG_AVX2 static inline void fg_store_first(float *o, __m256 v, long count) {
     }
 }
 
-/// What an epilogue does beyond the convolution's clamp, as bits, so that kernels can be compiled
-/// once per combination (`fg_epilogue_flags`, then FG_EPILOGUE_DISPATCH).
+/// What an epilogue does beyond the two clamps, as bits, so that kernels can be compiled once per
+/// combination (`fg_epilogue_flags`, then FG_EPILOGUE_DISPATCH): six combinations.
 enum {
     FG_EPILOGUE_RESIDUAL = 1,  // add the residual
-    FG_EPILOGUE_CLAMP2 = 2,    // the addition's clamp has a finite bound
-    FG_EPILOGUE_PRELU = 4,     // PReLU (takes precedence over hard-swish, as in fg_finish)
-    FG_EPILOGUE_HSWISH = 8,    // hard-swish
+    FG_EPILOGUE_PRELU = 2,     // PReLU (takes precedence over hard-swish, as in fg_finish)
+    FG_EPILOGUE_HSWISH = 4,    // hard-swish
 };
 
 static inline int fg_epilogue_flags(const fg_conv_epilogue *e) {
-    int flags = 0;
-    if (e->residual) flags |= FG_EPILOGUE_RESIDUAL;
-    if (!(isinf(e->min2) && e->min2 < 0 && isinf(e->max2) && e->max2 > 0)) flags |= FG_EPILOGUE_CLAMP2;
+    int flags = e->residual ? FG_EPILOGUE_RESIDUAL : 0;
     if (e->prelu_slopes) {
         flags |= FG_EPILOGUE_PRELU;
     } else if (e->hard_swish) {
@@ -65,7 +62,7 @@ static inline int fg_epilogue_flags(const fg_conv_epilogue *e) {
     return flags;
 }
 
-/// Calls CALL(F) with F the constant equal to `flags` (one of the twelve combinations).
+/// Calls CALL(F) with F the constant equal to `flags` (one of the six combinations).
 #define FG_EPILOGUE_DISPATCH(flags, CALL)                                                                   \
     switch (flags) {                                                                                        \
     case 0: CALL(0); break;                                                                                 \
@@ -73,19 +70,11 @@ static inline int fg_epilogue_flags(const fg_conv_epilogue *e) {
     case 2: CALL(2); break;                                                                                 \
     case 3: CALL(3); break;                                                                                 \
     case 4: CALL(4); break;                                                                                 \
-    case 5: CALL(5); break;                                                                                 \
-    case 6: CALL(6); break;                                                                                 \
-    case 7: CALL(7); break;                                                                                 \
-    case 8: CALL(8); break;                                                                                 \
-    case 9: CALL(9); break;                                                                                 \
-    case 10: CALL(10); break;                                                                               \
-    default: CALL(11); break;                                                                               \
+    default: CALL(5); break;                                                                                \
     }
 
 /// Eight channels c…c+7 of output pixel `row` (`slope`: their PReLU slopes, when there are any;
-/// the bounds broadcast from the epilogue), doing what `flags` (a constant) says. Without
-/// FG_EPILOGUE_CLAMP2 the second clamp is skipped: after the first clamp no value is NaN, so
-/// infinite bounds would change nothing.
+/// the bounds broadcast from the epilogue), doing what `flags` (a constant) says.
 FG_AVX2 __attribute__((always_inline)) static inline __m256 fg_finish8(const int flags, __m256 v, size_t row, size_t c, __m256 slope,
                                                                       const fg_conv_epilogue *e, __m256 min1, __m256 max1,
                                                                       __m256 min2, __m256 max2) {
@@ -98,7 +87,7 @@ FG_AVX2 __attribute__((always_inline)) static inline __m256 fg_finish8(const int
             v = _mm256_add_ps(v, _mm256_maskload_ps(e->residual + row * e->residual_stride + c, fg_lanes(have)));
         }
     }
-    if (flags & FG_EPILOGUE_CLAMP2) v = _mm256_min_ps(_mm256_max_ps(v, min2), max2);
+    v = _mm256_min_ps(_mm256_max_ps(v, min2), max2);
     if (flags & FG_EPILOGUE_PRELU) {
         v = _mm256_blendv_ps(v, _mm256_mul_ps(v, slope), _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LE_OQ));
     } else if (flags & FG_EPILOGUE_HSWISH) {

@@ -6,7 +6,7 @@ import NeuralGraph
 /// pass over full-resolution tensors instead of two:
 /// - a channel gate applied and a skip added: MUL(x, gate[1, 1, 1, C]) → ADD(·, y) (`fg_scale_add`);
 /// - an addition whose only reader is a global average pool: ADD(x, y) → AVERAGE_POOL_2D over the
-///   whole image (`fg_add_mean`; the sum is never written).
+///   whole image or MEAN over height and width (`fg_add_mean`; the sum is never written).
 struct ElementwiseGroup {
     enum Kind {
         case scaleAdd(gate: Int, skip: Int)
@@ -60,11 +60,14 @@ struct ElementwiseGroup {
                 groups.append(ElementwiseGroup(kind: .scaleAdd(gate: gate, skip: skip), first: index, second: next, input: x,
                                                output: second.outputs[0], batch: batch, pixels: pixels, channels: channels))
             case .add(let activation) where activation == .none:
+                let pooled = second.outputs.count == 1 ? graph.tensors[second.outputs[0]].shape : []
                 guard graph.tensors[node.inputs[0]].shape == shape, graph.tensors[node.inputs[1]].shape == shape,
-                      second.outputs.count == 1, graph.tensors[second.outputs[0]].shape == [batch, 1, 1, channels] else { continue }
+                      pooled == [batch, 1, 1, channels] || pooled == [batch, channels] else { continue }
                 switch second.operation {
                 case .averagePool2d(let p) where p.activation == .none && p.filterH == shape[1] && p.filterW == shape[2]
-                        && p.padding == .valid:
+                        && p.padding == .valid && pooled == [batch, 1, 1, channels]:
+                    break
+                case .mean(let axes, _) where Set(axes.map { $0 < 0 ? $0 + 4 : $0 }) == [1, 2]:
                     break
                 default:
                     continue

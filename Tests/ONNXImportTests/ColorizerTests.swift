@@ -19,9 +19,9 @@ struct ColorizerTests {
         let graph = try ONNXImporter.load(path: Self.modelPath)
         #expect(graph.inputs.count == 1 && graph.outputs.count == 1)
         #expect(graph.tensors[graph.inputs[0]].name == "L")
-        #expect(graph.tensors[graph.inputs[0]].shape == [1, 256, 256, 1])
+        #expect(graph.tensors[graph.inputs[0]].shape == [1, 192, 192, 1])
         #expect(graph.tensors[graph.outputs[0]].name == "ab")
-        #expect(graph.tensors[graph.outputs[0]].shape == [1, 64, 64, 2])
+        #expect(graph.tensors[graph.outputs[0]].shape == [1, 48, 48, 2])
         #expect(graph.metadata["producer"]?.hasPrefix("pytorch") == true)
     }
 
@@ -40,11 +40,11 @@ struct ColorizerTests {
         let script = """
         import sys, numpy as np, onnxruntime as ort
         model, inp, out = sys.argv[1:4]
-        x = (np.random.default_rng(1234).random((1, 1, 256, 256), dtype=np.float32) * 100).astype(np.float32)
+        x = (np.random.default_rng(1234).random((1, 1, 192, 192), dtype=np.float32) * 100).astype(np.float32)
         x.tofile(inp)
         s = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
         y = s.run(["ab"], {"L": x})[0].astype(np.float32)
-        assert y.shape == (1, 2, 64, 64), y.shape
+        assert y.shape == (1, 2, 48, 48), y.shape
         y.tofile(out)
         """
         let result = try runCommand(Self.python, ["-c", script, Self.modelPath, inputFile, outputFile], timeout: 120)
@@ -58,9 +58,9 @@ struct ColorizerTests {
         }
         let input = try Self.floats(inputFile), reference = try Self.floats(outputFile)
         let predictor = try Predictor(graph: try ONNXImporter.load(path: Self.modelPath))
-        // NCHW [1, 1, 256, 256] and NHWC [1, 256, 256, 1] are the same memory.
+        // NCHW [1, 1, 192, 192] and NHWC [1, 192, 192, 1] are the same memory.
         let nhwc = try predictor.predict([input])[0]
-        let ours = ONNXLayout.transpose(nhwc, shape: [1, 64, 64, 2], permutation: [0, 3, 1, 2])
+        let ours = ONNXLayout.transpose(nhwc, shape: [1, 48, 48, 2], permutation: [0, 3, 1, 2])
         let diff = maxAbsDiff(ours, reference)
         let range = reference.map(abs).max() ?? 0
         print("colorizer.onnx vs onnxruntime: max |Δ| = \(diff) a/b units (outputs up to \(range)); plan \(predictor.planSummary)")

@@ -1,5 +1,5 @@
 // Colorize a video file: each frame's Lab lightness goes through FrameGraph's colorizer, and the
-// predicted a/b (64×64, smoothed over time) is upsampled and joined with the frame's own lightness.
+// predicted a/b (48×48 for the shipped model, smoothed over time) is upsampled and joined with the frame's own lightness.
 //
 //   swift run -c release sample-colorize samples/media/portrait.mp4 out/colorized.mp4
 //
