@@ -209,11 +209,11 @@ public final class Predictor: @unchecked Sendable {
     }
 
     /// Runs the graph, timing each stage; returns per stage the operation names, the first node's
-    /// name and output shape, and seconds.
-    public func predictTimed() throws -> [(operations: [String], node: String, seconds: Double)] {
+    /// name and output shape, its floating-point operations (a multiply-add counts as 2) and seconds.
+    public func predictTimed() throws -> [(operations: [String], node: String, flops: Int, seconds: Double)] {
         lock.lock()
         defer { lock.unlock() }
-        var result: [(operations: [String], node: String, seconds: Double)] = []
+        var result: [(operations: [String], node: String, flops: Int, seconds: Double)] = []
         for stage in stages {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let nodes: [Int]
@@ -231,7 +231,8 @@ public final class Predictor: @unchecked Sendable {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
             let first = graph.nodes[nodes.first ?? 0]
             let shape = first.outputs.first.map { "\(graph.tensors[$0].shape)" } ?? ""
-            result.append((nodes.map { graph.nodes[$0].operation.name }, "'\(first.name)' → \(shape)", seconds))
+            let flops = nodes.reduce(0) { total, n in total.addingReportingOverflow(graph.flops(of: graph.nodes[n])).partialValue }
+            result.append((nodes.map { graph.nodes[$0].operation.name }, "'\(first.name)' → \(shape)", flops, seconds))
         }
         return result
     }

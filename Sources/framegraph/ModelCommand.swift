@@ -208,7 +208,7 @@ struct ModelCommand {
         let split = try Predictor(graph: graph, options: .init(threads: threads, stagePerOperation: true, convolutions: options.convolutions))
         for i in 0..<split.inputCount { split.input(i).pointer.update(from: predictor.input(i).pointer, count: split.input(i).count) }
         var byType: [String: [Double]] = [:]
-        var byStage: [Int: (name: String, times: [Double])] = [:]
+        var byStage: [Int: (name: String, flops: Int, times: [Double])] = [:]
         let profileRuns = max(5, min(runs, 50))
         for _ in 0..<3 { try split.predict() }
         var totals: [Double] = []
@@ -216,7 +216,7 @@ struct ModelCommand {
             var perType: [String: Double] = [:]
             var total = 0.0
             for (index, stage) in try predictor.predictTimed().enumerated() {
-                byStage[index, default: (stage.operations.joined(separator: "+") + " " + stage.node, [])].times.append(stage.seconds * 1000)
+                byStage[index, default: (stage.operations.joined(separator: "+") + " " + stage.node, stage.flops, [])].times.append(stage.seconds * 1000)
             }
             for stage in try split.predictTimed() {
                 perType[stage.operations.first ?? "?", default: 0] += stage.seconds * 1000
@@ -240,10 +240,11 @@ struct ModelCommand {
         for (name, ms) in rows {
             lines.append("    " + name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: " ×%-3d %8.3f ms  %5.1f %%", counts[name] ?? 0, ms, 100 * ms / max(median(totals), 1e-9)))
         }
-        if stages > 0 { lines.append("  slowest stages of the plan (fused as it runs):") }
-        for stage in byStage.values.map({ ($0.name, median($0.times)) }).sorted(by: { $0.1 > $1.1 }).prefix(stages) {
+        if stages > 0 { lines.append("  slowest stages of the plan (fused as it runs; GFLOP/s: multiply-adds count 2):") }
+        for stage in byStage.values.map({ ($0.name, $0.flops, median($0.times)) }).sorted(by: { $0.2 > $1.2 }).prefix(stages) {
             let name = stage.0.count > 110 ? String(stage.0.prefix(60)) + "…" + String(stage.0.suffix(49)) : stage.0
-            lines.append(String(format: "    %8.3f ms  ", stage.1) + name)
+            let rate = stage.2 > 0 ? Double(stage.1) / (stage.2 * 1e6) : 0
+            lines.append(String(format: "    %8.3f ms %6.1f GFLOP/s  ", stage.2, rate) + name)
         }
         return lines.joined(separator: "\n")
     }
