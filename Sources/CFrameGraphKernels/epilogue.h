@@ -1,7 +1,7 @@
 // What a convolution kernel does to each sum after its bias (fg_conv_epilogue in fg_kernels.h), in
 // both builds, plus the lane helpers the AVX2 builds share (internal to CFrameGraphKernels). The
-// scalar `finish` is the definition; `finish8` does the same on eight channels, in the same order,
-// so the builds agree bit for bit.
+// scalar `fg_finish` is the definition; `fg_finish8` does the same on eight channels, in the same
+// order, so the builds agree bit for bit.
 #ifndef FRAMEGRAPH_KERNELS_EPILOGUE_H
 #define FRAMEGRAPH_KERNELS_EPILOGUE_H
 #include "fg_kernels.h"
@@ -11,11 +11,55 @@
 #include <immintrin.h>
 #endif
 
+/// What an epilogue does, as bits, so that kernels can be compiled once per combination
+/// (`fg_epilogue_flags`, then FG_EPILOGUE_DISPATCH): twelve combinations.
+enum {
+    FG_EPILOGUE_RESIDUAL = 1,    // add the residual
+    FG_EPILOGUE_PRELU = 2,       // PReLU (takes precedence over hard-swish, as in fg_finish)
+    FG_EPILOGUE_HSWISH = 4,      // hard-swish
+    FG_EPILOGUE_UNCLAMPED = 8,   // every clamp bound is infinite: the clamps are skipped
+};
+
+/// Whether every clamp bound of `e` is infinite: then the clamps change no number (only a NaN,
+/// which they would turn into a bound), and both builds skip them, so a NaN stays a NaN.
+static inline int fg_epilogue_unclamped(const fg_conv_epilogue *e) {
+    return isinf(e->min1) && e->min1 < 0 && isinf(e->max1) && e->max1 > 0 && isinf(e->min2) && e->min2 < 0
+        && isinf(e->max2) && e->max2 > 0;
+}
+
+static inline int fg_epilogue_flags(const fg_conv_epilogue *e) {
+    int flags = e->residual ? FG_EPILOGUE_RESIDUAL : 0;
+    if (e->prelu_slopes) {
+        flags |= FG_EPILOGUE_PRELU;
+    } else if (e->hard_swish) {
+        flags |= FG_EPILOGUE_HSWISH;
+    }
+    return flags | (fg_epilogue_unclamped(e) ? FG_EPILOGUE_UNCLAMPED : 0);
+}
+
+/// Calls CALL(F) with F the constant equal to `flags` (one of the twelve combinations).
+#define FG_EPILOGUE_DISPATCH(flags, CALL)                                                                   \
+    switch (flags) {                                                                                        \
+    case 0: CALL(0); break;                                                                                 \
+    case 1: CALL(1); break;                                                                                 \
+    case 2: CALL(2); break;                                                                                 \
+    case 3: CALL(3); break;                                                                                 \
+    case 4: CALL(4); break;                                                                                 \
+    case 5: CALL(5); break;                                                                                 \
+    case 8: CALL(8); break;                                                                                 \
+    case 9: CALL(9); break;                                                                                 \
+    case 10: CALL(10); break;                                                                               \
+    case 11: CALL(11); break;                                                                               \
+    case 12: CALL(12); break;                                                                               \
+    default: CALL(13); break;                                                                               \
+    }
+
 /// The epilogue on one value of channel c of output pixel `row`.
 static inline float fg_finish(float v, size_t row, size_t c, const fg_conv_epilogue *e) {
-    v = fminf(fmaxf(v, e->min1), e->max1);
+    int clamped = !fg_epilogue_unclamped(e);
+    if (clamped) v = fminf(fmaxf(v, e->min1), e->max1);
     if (e->residual && c < (size_t)e->residual_channels) v += e->residual[row * e->residual_stride + c];
-    v = fminf(fmaxf(v, e->min2), e->max2);
+    if (clamped) v = fminf(fmaxf(v, e->min2), e->max2);
     if (e->prelu_slopes) {
         v = v > 0.0f ? v : v * e->prelu_slopes[c];
     } else if (e->hard_swish) {
@@ -44,41 +88,12 @@ FG_AVX2 static inline void fg_store_first(float *o, __m256 v, long count) {
     }
 }
 
-/// What an epilogue does beyond the two clamps, as bits, so that kernels can be compiled once per
-/// combination (`fg_epilogue_flags`, then FG_EPILOGUE_DISPATCH): six combinations.
-enum {
-    FG_EPILOGUE_RESIDUAL = 1,  // add the residual
-    FG_EPILOGUE_PRELU = 2,     // PReLU (takes precedence over hard-swish, as in fg_finish)
-    FG_EPILOGUE_HSWISH = 4,    // hard-swish
-};
-
-static inline int fg_epilogue_flags(const fg_conv_epilogue *e) {
-    int flags = e->residual ? FG_EPILOGUE_RESIDUAL : 0;
-    if (e->prelu_slopes) {
-        flags |= FG_EPILOGUE_PRELU;
-    } else if (e->hard_swish) {
-        flags |= FG_EPILOGUE_HSWISH;
-    }
-    return flags;
-}
-
-/// Calls CALL(F) with F the constant equal to `flags` (one of the six combinations).
-#define FG_EPILOGUE_DISPATCH(flags, CALL)                                                                   \
-    switch (flags) {                                                                                        \
-    case 0: CALL(0); break;                                                                                 \
-    case 1: CALL(1); break;                                                                                 \
-    case 2: CALL(2); break;                                                                                 \
-    case 3: CALL(3); break;                                                                                 \
-    case 4: CALL(4); break;                                                                                 \
-    default: CALL(5); break;                                                                                \
-    }
-
 /// Eight channels c…c+7 of output pixel `row` (`slope`: their PReLU slopes, when there are any;
 /// the bounds broadcast from the epilogue), doing what `flags` (a constant) says.
 FG_AVX2 __attribute__((always_inline)) static inline __m256 fg_finish8(const int flags, __m256 v, size_t row, size_t c, __m256 slope,
                                                                       const fg_conv_epilogue *e, __m256 min1, __m256 max1,
                                                                       __m256 min2, __m256 max2) {
-    v = _mm256_min_ps(_mm256_max_ps(v, min1), max1);
+    if (!(flags & FG_EPILOGUE_UNCLAMPED)) v = _mm256_min_ps(_mm256_max_ps(v, min1), max1);
     if (flags & FG_EPILOGUE_RESIDUAL) {
         long have = (long)e->residual_channels - (long)c;
         if (have >= 8) {
@@ -87,7 +102,7 @@ FG_AVX2 __attribute__((always_inline)) static inline __m256 fg_finish8(const int
             v = _mm256_add_ps(v, _mm256_maskload_ps(e->residual + row * e->residual_stride + c, fg_lanes(have)));
         }
     }
-    v = _mm256_min_ps(_mm256_max_ps(v, min2), max2);
+    if (!(flags & FG_EPILOGUE_UNCLAMPED)) v = _mm256_min_ps(_mm256_max_ps(v, min2), max2);
     if (flags & FG_EPILOGUE_PRELU) {
         v = _mm256_blendv_ps(v, _mm256_mul_ps(v, slope), _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LE_OQ));
     } else if (flags & FG_EPILOGUE_HSWISH) {

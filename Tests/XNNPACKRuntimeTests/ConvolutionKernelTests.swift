@@ -79,6 +79,46 @@ import TFLiteImport
         #expect(compared > 50_000)
     }
 
+    /// A single row (a layer over a 1×1 input: the face mesh's last one) takes four 16-channel panels
+    /// at a time in the AVX2 build: with 9 panels and each epilogue, the same bits as the scalar build
+    /// and the definition.
+    @Test func aSingleRowTakesFourPanelsAtATimeAndKeepsItsValues() {
+        var seed: UInt64 = 1404
+        let (k, n) = (37, 140)
+        let input = values(k, seed: &seed), weights = values(n * k, seed: &seed), bias = values(n, seed: &seed)
+        let residual = values(n, seed: &seed), slopes = values(n, seed: &seed)
+        var packed = [Float](repeating: .nan, count: fg_conv_packed_count(Int32(k), Int32(n)))
+        fg_conv_pack(weights, bias, Int32(k), Int32(n), &packed)
+        for tail in 0...2 {
+            for clamped in [false, true] {
+                func run(simd: Int32) -> [Float] {
+                    var out = [Float](repeating: .nan, count: n)
+                    residual.withUnsafeBufferPointer { r in
+                        slopes.withUnsafeBufferPointer { sl in
+                            var e = fg_conv_epilogue(min1: clamped ? -2 : -.infinity, max1: clamped ? 2 : .infinity,
+                                                     residual: r.baseAddress, residual_stride: n, residual_channels: Int32(n),
+                                                     min2: -.infinity, max2: .infinity, prelu_slopes: tail == 1 ? sl.baseAddress : nil,
+                                                     hard_swish: tail == 2 ? 1 : 0)
+                            fg_pointwise_conv(input, 1, Int32(k), packed, Int32(n), &out, &e, simd)
+                        }
+                    }
+                    return out
+                }
+                let vector = run(simd: 1), scalar = run(simd: 0)
+                #expect(zip(vector, scalar).allSatisfy { $0.bitPattern == $1.bitPattern }, "tail \(tail) clamped \(clamped): builds differ")
+                for c in 0..<n {
+                    var v = Double(bias[c])
+                    for i in 0..<k { v += Double(input[i]) * Double(weights[c * k + i]) }
+                    if clamped { v = min(max(v, -2), 2) }
+                    v += Double(residual[c])
+                    if tail == 1, v <= 0 { v *= Double(slopes[c]) }
+                    if tail == 2 { v = v * min(max(v + 3, 0), 6) / 6 }
+                    #expect(abs(v - Double(scalar[c])) < 1e-4, "tail \(tail) clamped \(clamped) channel \(c)")
+                }
+            }
+        }
+    }
+
     /// Convolutions with windows (kernel sizes, strides, dilations, padding, batches): the AVX2 and
     /// scalar builds agree bit for bit and follow the definition (zeros outside the input).
     @Test func windowedConvolutionsMatchTheDefinitionInBothBuilds() {
