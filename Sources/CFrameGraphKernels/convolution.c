@@ -16,6 +16,11 @@
 
 enum { PANEL = 16, MAX_ROWS = 6 };
 
+/// The 16-channel panels (output channels 16·first … 16·end − 1) one call computes.
+typedef struct {
+    size_t first, end;
+} panel_range;
+
 size_t fg_conv_packed_count(int k, int n) {
     size_t panels = ((size_t)n + PANEL - 1) / PANEL;
     return panels * PANEL * ((size_t)k + 1);
@@ -89,9 +94,8 @@ static int is_pointwise(const fg_conv_geometry *g) {
 }
 
 static void conv_scalar(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
-                        const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows) {
+                        const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows, panel_range pr) {
     size_t k = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
-    size_t panels = ((size_t)n + PANEL - 1) / PANEL;
     int direct = is_pointwise(g);
     for (size_t r = first; r < rows; r++) {
         const float *a = input + r * k;
@@ -99,7 +103,7 @@ static void conv_scalar(const float *input, const fg_conv_geometry *g, const flo
             gather_with(input, g, r, 1, scratch, copy_scalar);
             a = scratch;
         }
-        for (size_t p = 0; p < panels; p++) {
+        for (size_t p = pr.first; p < pr.end; p++) {
             const float *w = packed + p * PANEL * (k + 1);
             float acc[PANEL];
             for (int j = 0; j < PANEL; j++) acc[j] = w[j];
@@ -245,9 +249,9 @@ FG_AVX2 static void gather_avx2(const float *input, const fg_conv_geometry *g, s
 FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int flags, const float *input, const fg_conv_geometry *g,
                                                                       const float *packed, int n, float *out,
                                                                       const fg_conv_epilogue *e, float *scratch, size_t row,
-                                                                      size_t end) {
+                                                                      size_t end, panel_range pr) {
     size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
-    size_t panels = ((size_t)n + PANEL - 1) / PANEL, panel_size = PANEL * (kk + 1);
+    size_t panel_size = PANEL * (kk + 1);
     if (is_pointwise(g)) {
         // Rows in blocks whose inputs stay in the core's L2 (about 128 KiB), each panel of weights
         // (in L1) through every tile of the block: a weight matrix larger than the caches (1×1
@@ -257,12 +261,12 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
         if (block < MAX_ROWS) block = MAX_ROWS;
         for (; row < end; row += block) {
             size_t stop = end - row < block ? end : row + block;
-            size_t p = 0;
+            size_t p = pr.first;
             if (stop - row == 1) {
                 // A single row: four panels at a time.
-                for (; p + 4 <= panels; p += 4) tile_row4(flags, input + row * kk, kk, packed + p * panel_size, panel_size, row, p * PANEL, n, out, e);
+                for (; p + 4 <= pr.end; p += 4) tile_row4(flags, input + row * kk, kk, packed + p * panel_size, panel_size, row, p * PANEL, n, out, e);
             }
-            for (; p < panels; p++) {
+            for (; p < pr.end; p++) {
                 const float *w = packed + p * panel_size;
                 for (size_t r = row; r < stop; r += MAX_ROWS) {
                     size_t mr = stop - r < MAX_ROWS ? stop - r : MAX_ROWS;
@@ -284,7 +288,7 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
         size_t mr = end - row < MAX_ROWS ? end - row : MAX_ROWS;
         gather_avx2(input, g, row, mr, scratch);
         const float *a = scratch;
-        for (size_t p = 0; p < panels; p++) {
+        for (size_t p = pr.first; p < pr.end; p++) {
             const float *w = packed + p * panel_size;
             size_t c = p * PANEL;
             switch (mr) {
@@ -301,8 +305,8 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
 
 /// copied_rows compiled once per combination of epilogue work, for the stem rows' borders.
 FG_AVX2 static void copied_rows_any(const int flags, const float *input, const fg_conv_geometry *g, const float *packed, int n,
-                                    float *out, const fg_conv_epilogue *e, float *scratch, size_t row, size_t end) {
-#define FG_COPIED_ROWS(F) copied_rows(F, input, g, packed, n, out, e, scratch, row, end)
+                                    float *out, const fg_conv_epilogue *e, float *scratch, size_t row, size_t end, panel_range pr) {
+#define FG_COPIED_ROWS(F) copied_rows(F, input, g, packed, n, out, e, scratch, row, end, pr)
     FG_EPILOGUE_DISPATCH(flags, FG_COPIED_ROWS)
 #undef FG_COPIED_ROWS
 }
@@ -313,9 +317,9 @@ FG_AVX2 static void copied_rows_any(const int flags, const float *input, const f
 FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int flags, const int cin, const int sw, const float *input,
                                                                     const fg_conv_geometry *g, const float *packed, int n, float *out,
                                                                     const fg_conv_epilogue *e, float *scratch, size_t first,
-                                                                    size_t end) {
+                                                                    size_t end, panel_range pr) {
     size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)cin;
-    size_t panels = ((size_t)n + PANEL - 1) / PANEL, panel_size = PANEL * (kk + 1);
+    size_t panel_size = PANEL * (kk + 1);
     size_t width = (size_t)g->out_w;
     // Output columns whose windows lie inside the input horizontally: [lo, hi).
     long lo = ((long)g->pad_left + sw - 1) / sw;
@@ -331,13 +335,13 @@ FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int fl
         long top = (long)oy * g->stride_h - g->pad_top;
         int rows_inside = top >= 0 && top + (long)(g->kernel_h - 1) * g->dilation_h < g->in_h;
         if (!rows_inside || ox >= (size_t)hi) {
-            copied_rows_any(flags, input, g, packed, n, out, e, scratch, row, row_end);
+            copied_rows_any(flags, input, g, packed, n, out, e, scratch, row, row_end, pr);
             row = row_end;
             continue;
         }
         if (ox < (size_t)lo) {
             size_t stop = row - ox + (size_t)lo < row_end ? row - ox + (size_t)lo : row_end;
-            copied_rows_any(flags, input, g, packed, n, out, e, scratch, row, stop);
+            copied_rows_any(flags, input, g, packed, n, out, e, scratch, row, stop, pr);
             row = stop;
             continue;
         }
@@ -345,35 +349,35 @@ FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int fl
         const float *line = input + (image * (size_t)g->in_h + (size_t)top) * (size_t)g->in_w * (size_t)cin;
         for (; row + MAX_ROWS <= inner_end; row += MAX_ROWS, ox += MAX_ROWS) {
             const float *p = line + ((size_t)ox * (size_t)sw - (size_t)g->pad_left) * (size_t)cin;
-            for (size_t q = 0; q < panels; q++) tile_stem(flags, cin, sw, p, g, packed + q * panel_size, row, q * PANEL, n, out, e);
+            for (size_t q = pr.first; q < pr.end; q++) tile_stem(flags, cin, sw, p, g, packed + q * panel_size, row, q * PANEL, n, out, e);
         }
-        copied_rows_any(flags, input, g, packed, n, out, e, scratch, row, inner_end);
+        copied_rows_any(flags, input, g, packed, n, out, e, scratch, row, inner_end, pr);
         row = inner_end;
     }
 }
 
 FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int flags, const float *input, const fg_conv_geometry *g,
                                                                     const float *packed, int n, float *out, const fg_conv_epilogue *e,
-                                                                    float *scratch, size_t first, size_t rows) {
+                                                                    float *scratch, size_t first, size_t rows, panel_range pr) {
     // Images as a network's first layer sees them: grey or RGB, moved by 1 or 2.
     if (g->dilation_w == 1 && (g->stride_w == 1 || g->stride_w == 2) && (g->in_c == 1 || g->in_c == 3) && !is_pointwise(g)) {
         int sw = g->stride_w;
         if (g->in_c == 1) {
-            sw == 1 ? stem_rows(flags, 1, 1, input, g, packed, n, out, e, scratch, first, rows)
-                    : stem_rows(flags, 1, 2, input, g, packed, n, out, e, scratch, first, rows);
+            sw == 1 ? stem_rows(flags, 1, 1, input, g, packed, n, out, e, scratch, first, rows, pr)
+                    : stem_rows(flags, 1, 2, input, g, packed, n, out, e, scratch, first, rows, pr);
         } else {
-            sw == 1 ? stem_rows(flags, 3, 1, input, g, packed, n, out, e, scratch, first, rows)
-                    : stem_rows(flags, 3, 2, input, g, packed, n, out, e, scratch, first, rows);
+            sw == 1 ? stem_rows(flags, 3, 1, input, g, packed, n, out, e, scratch, first, rows, pr)
+                    : stem_rows(flags, 3, 2, input, g, packed, n, out, e, scratch, first, rows, pr);
         }
         return;
     }
-    copied_rows(flags, input, g, packed, n, out, e, scratch, first, rows);
+    copied_rows(flags, input, g, packed, n, out, e, scratch, first, rows, pr);
 }
 
 /// The rows, compiled once per combination of epilogue work.
 FG_AVX2 static void conv_avx2(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
-                              const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows) {
-#define FG_CONV_ROWS(F) rows_avx2(F, input, g, packed, n, out, e, scratch, first, rows)
+                              const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows, panel_range pr) {
+#define FG_CONV_ROWS(F) rows_avx2(F, input, g, packed, n, out, e, scratch, first, rows, pr)
     FG_EPILOGUE_DISPATCH(fg_epilogue_flags(e), FG_CONV_ROWS)
 #undef FG_CONV_ROWS
 }
@@ -387,20 +391,32 @@ size_t fg_conv_rows(const fg_conv_geometry *g) {
     return (size_t)g->batch * (size_t)g->out_h * (size_t)g->out_w;
 }
 
-void fg_conv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
-                  const fg_conv_epilogue *epilogue, float *scratch, size_t first, size_t end, int allow_simd) {
+size_t fg_conv_panels(int n) {
+    return ((size_t)(n > 0 ? n : 0) + PANEL - 1) / PANEL;
+}
+
+void fg_conv_part_channels(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
+                           const fg_conv_epilogue *epilogue, float *scratch, size_t first, size_t end, size_t first_panel,
+                           size_t end_panel, int allow_simd) {
     if (geometry->batch <= 0 || geometry->out_h <= 0 || geometry->out_w <= 0 || n <= 0 || geometry->in_c <= 0) return;
-    size_t rows = fg_conv_rows(geometry);
+    size_t rows = fg_conv_rows(geometry), panels = fg_conv_panels(n);
     if (end > rows) end = rows;
-    if (first >= end) return;
+    if (end_panel > panels) end_panel = panels;
+    if (first >= end || first_panel >= end_panel) return;
+    panel_range pr = {first_panel, end_panel};
 #if FG_HAVE_AVX2_BUILD
     if (allow_simd && fg_has_avx2()) {
-        conv_avx2(input, geometry, packed, n, out, epilogue, scratch, first, end);
+        conv_avx2(input, geometry, packed, n, out, epilogue, scratch, first, end, pr);
         return;
     }
 #endif
     (void)allow_simd;
-    conv_scalar(input, geometry, packed, n, out, epilogue, scratch, first, end);
+    conv_scalar(input, geometry, packed, n, out, epilogue, scratch, first, end, pr);
+}
+
+void fg_conv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
+                  const fg_conv_epilogue *epilogue, float *scratch, size_t first, size_t end, int allow_simd) {
+    fg_conv_part_channels(input, geometry, packed, n, out, epilogue, scratch, first, end, 0, SIZE_MAX, allow_simd);
 }
 
 void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,

@@ -67,14 +67,14 @@ static row_span span_of(const fg_conv_geometry *g, size_t row) {
 }
 
 static void dw_scalar(const float *input, const fg_conv_geometry *g, const float *packed, float *out,
-                      const fg_conv_epilogue *e, size_t first, size_t end) {
+                      const fg_conv_epilogue *e, size_t first, size_t end, size_t c0, size_t c1) {
     size_t c = (size_t)g->in_c, taps = (size_t)g->kernel_h * (size_t)g->kernel_w, bsize = BLOCK * (taps + 1);
     for (size_t row = first; row < end; row++) {
         row_span s = span_of(g, row);
         for (int ox = 0; ox < g->out_w; ox++) {
             size_t pixel = row * (size_t)g->out_w + (size_t)ox;
             long left = (long)ox * g->stride_w - g->pad_left;
-            for (size_t ch = 0; ch < c; ch++) {
+            for (size_t ch = c0; ch < c1; ch++) {
                 const float *w = packed + (ch / BLOCK) * bsize + ch % BLOCK;
                 float acc = w[0];
                 for (int ky = s.ky_lo; ky < s.ky_hi; ky++) {
@@ -103,6 +103,7 @@ typedef struct {
     const fg_conv_epilogue *e;
     float *out;
     size_t c, bsize, row_pixel;
+    size_t c0, c1;  // the channels this call computes: c0…c1−1 (c0 a multiple of 8)
     __m256 min1, max1, min2, max2;
 } dw_row;
 
@@ -249,33 +250,36 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile_wide(const int fl
     }
 }
 
-/// Every channel of WIDE pixels from ox (`count` of them stored when checked), block by block.
+/// Channels c0…c1−1 of WIDE pixels from ox (`count` of them stored when checked), block by block (a
+/// partial block only at the end of the channels).
 FG_AVX2 __attribute__((always_inline)) static inline void tiles_wide(const int flags, const int kw, const int sw, const int checked,
                                                                      const dw_row *r, int ox, int count) {
-    size_t cb = 0;
-    for (; cb + BLOCK <= r->c; cb += BLOCK) tile_wide(flags, kw, sw, 0, checked, r, ox, count, cb);
-    if (cb < r->c) tile_wide(flags, kw, sw, 1, checked, r, ox, count, cb);
+    size_t cb = r->c0;
+    for (; cb + BLOCK <= r->c1; cb += BLOCK) tile_wide(flags, kw, sw, 0, checked, r, ox, count, cb);
+    if (cb < r->c1) tile_wide(flags, kw, sw, 1, checked, r, ox, count, cb);
 }
 
-/// Every channel of PIXELS pixels from ox (`count` of them real when checked): pairs of blocks,
-/// then a whole block left over, then a partial one.
+/// Channels c0…c1−1 of PIXELS pixels from ox (`count` of them real when checked): pairs of blocks,
+/// then a whole block left over, then a partial one (only at the end of the channels).
 FG_AVX2 __attribute__((always_inline)) static inline void tiles(const int flags, const int kw, const int checked, const dw_row *r,
                                                                 int ox, int count) {
-    size_t cb = 0;
-    for (; cb + 2 * BLOCK <= r->c; cb += 2 * BLOCK) tile(flags, kw, 2, 0, checked, r, ox, count, cb);
-    if (cb + BLOCK <= r->c) {
+    size_t cb = r->c0;
+    for (; cb + 2 * BLOCK <= r->c1; cb += 2 * BLOCK) tile(flags, kw, 2, 0, checked, r, ox, count, cb);
+    if (cb + BLOCK <= r->c1) {
         tile(flags, kw, 1, 0, checked, r, ox, count, cb);
         cb += BLOCK;
     }
-    if (cb < r->c) tile(flags, kw, 1, 1, checked, r, ox, count, cb);
+    if (cb < r->c1) tile(flags, kw, 1, 1, checked, r, ox, count, cb);
 }
 
 FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int flags, const int kw, const int sw, const float *input,
                                                                     const fg_conv_geometry *g,
                                                                     const float *packed, float *out, const fg_conv_epilogue *e,
-                                                                    size_t first, size_t end) {
+                                                                    size_t first, size_t end, size_t c0, size_t c1) {
     size_t c = (size_t)g->in_c, taps = (size_t)g->kernel_h * (size_t)g->kernel_w;
     dw_row r;
+    r.c0 = c0;
+    r.c1 = c1;
     r.g = g;
     r.packed = packed;
     r.e = e;
@@ -321,14 +325,14 @@ FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int fl
 /// The rows, compiled once per combination of epilogue work, for 3- and 5-wide kernels moved by 1
 /// or 2 (the wide tiles), and once for any other kernel.
 FG_AVX2 static void dw_avx2(const float *input, const fg_conv_geometry *g, const float *packed, float *out,
-                            const fg_conv_epilogue *e, size_t first, size_t end) {
+                            const fg_conv_epilogue *e, size_t first, size_t end, size_t c0, size_t c1) {
     int flags = fg_epilogue_flags(e);
     int common = g->dilation_w == 1 && g->dilation_h == 1 && (g->stride_w == 1 || g->stride_w == 2);
-#define FG_DW_ROWS_3_1(F) rows_avx2(F, 3, 1, input, g, packed, out, e, first, end)
-#define FG_DW_ROWS_3_2(F) rows_avx2(F, 3, 2, input, g, packed, out, e, first, end)
-#define FG_DW_ROWS_5_1(F) rows_avx2(F, 5, 1, input, g, packed, out, e, first, end)
-#define FG_DW_ROWS_5_2(F) rows_avx2(F, 5, 2, input, g, packed, out, e, first, end)
-#define FG_DW_ROWS_ANY(F) rows_avx2(F, 0, 0, input, g, packed, out, e, first, end)
+#define FG_DW_ROWS_3_1(F) rows_avx2(F, 3, 1, input, g, packed, out, e, first, end, c0, c1)
+#define FG_DW_ROWS_3_2(F) rows_avx2(F, 3, 2, input, g, packed, out, e, first, end, c0, c1)
+#define FG_DW_ROWS_5_1(F) rows_avx2(F, 5, 1, input, g, packed, out, e, first, end, c0, c1)
+#define FG_DW_ROWS_5_2(F) rows_avx2(F, 5, 2, input, g, packed, out, e, first, end, c0, c1)
+#define FG_DW_ROWS_ANY(F) rows_avx2(F, 0, 0, input, g, packed, out, e, first, end, c0, c1)
     if (common && g->kernel_w == 3 && g->stride_w == 1) { FG_EPILOGUE_DISPATCH(flags, FG_DW_ROWS_3_1) return; }
     if (common && g->kernel_w == 3 && g->stride_w == 2) { FG_EPILOGUE_DISPATCH(flags, FG_DW_ROWS_3_2) return; }
     if (common && g->kernel_w == 5 && g->stride_w == 1) { FG_EPILOGUE_DISPATCH(flags, FG_DW_ROWS_5_1) return; }
@@ -342,20 +346,33 @@ FG_AVX2 static void dw_avx2(const float *input, const fg_conv_geometry *g, const
 }
 #endif
 
-void fg_dwconv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
-                    const fg_conv_epilogue *epilogue, size_t first, size_t end, int allow_simd) {
+size_t fg_dwconv_blocks(const fg_conv_geometry *geometry) {
+    return ((size_t)(geometry->in_c > 0 ? geometry->in_c : 0) + BLOCK - 1) / BLOCK;
+}
+
+void fg_dwconv_part_channels(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
+                             const fg_conv_epilogue *epilogue, size_t first, size_t end, size_t first_block, size_t end_block,
+                             int allow_simd) {
     if (geometry->batch <= 0 || geometry->out_h <= 0 || geometry->out_w <= 0 || geometry->in_c <= 0 || geometry->kernel_h <= 0
         || geometry->kernel_w <= 0 || geometry->stride_h <= 0 || geometry->stride_w <= 0 || geometry->dilation_h <= 0
         || geometry->dilation_w <= 0) return;
-    size_t rows = fg_dwconv_rows(geometry);
+    size_t rows = fg_dwconv_rows(geometry), c = (size_t)geometry->in_c;
     if (end > rows) end = rows;
-    if (first >= end) return;
+    size_t blocks = fg_dwconv_blocks(geometry);
+    if (end_block > blocks) end_block = blocks;
+    if (first >= end || first_block >= end_block) return;
+    size_t c0 = first_block * BLOCK, c1 = end_block * BLOCK < c ? end_block * BLOCK : c;
 #if FG_HAVE_AVX2_BUILD
     if (allow_simd && fg_has_avx2()) {
-        dw_avx2(input, geometry, packed, out, epilogue, first, end);
+        dw_avx2(input, geometry, packed, out, epilogue, first, end, c0, c1);
         return;
     }
 #endif
     (void)allow_simd;
-    dw_scalar(input, geometry, packed, out, epilogue, first, end);
+    dw_scalar(input, geometry, packed, out, epilogue, first, end, c0, c1);
+}
+
+void fg_dwconv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
+                    const fg_conv_epilogue *epilogue, size_t first, size_t end, int allow_simd) {
+    fg_dwconv_part_channels(input, geometry, packed, out, epilogue, first, end, 0, SIZE_MAX, allow_simd);
 }

@@ -13,10 +13,14 @@ final class ConvolutionKernel {
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchCount: Int
     private let threadpool: pthreadpool_t?
-    /// Parts the rows are split into (1 without a thread pool); for a dense convolution each a
-    /// multiple of 6 matrix rows (output pixels), for a depthwise one whole output image rows.
+    /// Parts the work is split into (1 without a thread pool): by rows (for a dense convolution each
+    /// a multiple of 6 matrix rows, output pixels; for a depthwise one whole output image rows), or,
+    /// when there are too few rows for every thread (7×7 or 14×14 layers), by output channels (16 per
+    /// panel of a dense convolution, 8 per block of a depthwise one).
     private let parts: Int
     private let rowsPerPart: Int
+    private let byChannels: Bool
+    private let channelUnitsPerPart: Int
     /// Geometry and epilogue in memory of their own: parts on several threads read them at once
     /// (an `inout` of a stored property from two threads would be an exclusivity violation).
     private let geometry: UnsafeMutablePointer<fg_conv_geometry>
@@ -52,21 +56,32 @@ final class ConvolutionKernel {
         geometry = .allocate(capacity: 1)
         geometry.initialize(to: group.geometry)
         let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
+        // Multiply-adds of one prediction (output pixels × window × output channels; for a depthwise
+        // convolution the window is per channel): split by channels only when each part gets at least
+        // about 500 k of them (the row splits below have thresholds of their own, as before).
+        let work = fg_conv_rows(geometry) * Int(k) * Int(n)
+        let enough = max(1, min(threads, work / 500_000))
         switch group.kind {
         case .dense:
-            let rows = fg_conv_rows(geometry)
-            // Split only when every part gets a fair amount of work (at least 16 tiles of 6 rows).
-            parts = max(1, min(threads, rows / 96))
-            rowsPerPart = (rows + parts - 1) / parts / 6 * 6 + 6
+            let rows = fg_conv_rows(geometry), panels = fg_conv_panels(n)
+            // By rows when every part gets at least 16 tiles of 6 rows, else by panels (2 at least each).
+            let byRows = max(1, min(threads, rows / 96))
+            byChannels = byRows < enough && panels / 2 > byRows
+            parts = byChannels ? min(enough, panels / 2) : byRows
+            rowsPerPart = byChannels ? rows : (rows + parts - 1) / parts / 6 * 6 + 6
+            channelUnitsPerPart = byChannels ? (panels + parts - 1) / parts : panels
             scratchCount = max(1, fg_conv_scratch_count(geometry))
             packed = .allocate(capacity: fg_conv_packed_count(k, n))
             fg_conv_pack(weights, bias, k, n, packed)
         case .depthwise:
-            let rows = fg_dwconv_rows(geometry)
-            // Split only when every part gets at least 8 output rows of 8 channels × 16 pixels.
-            let work = rows * Int(geometry.pointee.out_w) * Int(n)
-            parts = max(1, min(threads, rows / 8, work / 1024))
-            rowsPerPart = (rows + parts - 1) / parts
+            let rows = fg_dwconv_rows(geometry), blocks = fg_dwconv_blocks(geometry)
+            // By rows when every part gets at least 8 output rows of 8 channels × 16 pixels, else by
+            // channel blocks (4 at least each).
+            let byRows = max(1, min(threads, rows / 8, rows * Int(geometry.pointee.out_w) * Int(n) / 1024))
+            byChannels = byRows < enough && blocks / 4 > byRows
+            parts = byChannels ? min(enough, blocks / 4) : byRows
+            rowsPerPart = byChannels ? rows : (rows + parts - 1) / parts
+            channelUnitsPerPart = byChannels ? (blocks + parts - 1) / parts : blocks
             scratchCount = 1
             packed = .allocate(capacity: fg_dwconv_packed_count(k, n))
             fg_dwconv_pack(weights, bias, k, n, packed)
@@ -102,15 +117,17 @@ final class ConvolutionKernel {
         }, Unmanaged.passUnretained(self).toOpaque(), parts, 0)
     }
 
-    /// Rows part·rowsPerPart … of the output, with scratch of its own.
+    /// Rows part·rowsPerPart … of the output (or its channels part·channelUnitsPerPart … panels or
+    /// blocks), with scratch of its own.
     private func run(part: Int) {
-        let first = part * rowsPerPart
+        let first = byChannels ? 0 : part * rowsPerPart, end = first + rowsPerPart
+        let unit = byChannels ? part * channelUnitsPerPart : 0, unitEnd = unit + channelUnitsPerPart
         switch group.kind {
         case .dense:
-            fg_conv_part(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch + part * scratchCount,
-                         first, first + rowsPerPart, 1)
+            fg_conv_part_channels(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch + part * scratchCount,
+                                  first, end, unit, unitEnd, 1)
         case .depthwise:
-            fg_dwconv_part(input, geometry, packed, output, epilogue, first, first + rowsPerPart, 1)
+            fg_dwconv_part_channels(input, geometry, packed, output, epilogue, first, end, unit, unitEnd, 1)
         }
     }
 }

@@ -107,6 +107,47 @@ import Testing
         #expect(zip(whole, parts).allSatisfy { $0.bitPattern == $1.bitPattern })
     }
 
+    /// Channel blocks split between parts (as threads split a 7×7 layer) give the same bits as one
+    /// call, in both builds, with a channel count that ends in a partial block and the wide tiles used.
+    @Test func channelsSplitIntoBlocksGiveTheSameValues() {
+        var seed: UInt64 = 8
+        let (h, w, c) = (7, 9, 44)
+        let input = values(h * w * c, seed: &seed), weights = values(25 * c, seed: &seed), bias = values(c, seed: &seed)
+        let residual = values(h * w * c, seed: &seed)
+        for stride in [1, 2] {
+            let out = (h - 1) / stride + 1, outW = (w - 1) / stride + 1
+            var g = fg_conv_geometry(batch: 1, in_h: Int32(h), in_w: Int32(w), in_c: Int32(c), kernel_h: 5, kernel_w: 5,
+                                     stride_h: Int32(stride), stride_w: Int32(stride), dilation_h: 1, dilation_w: 1, pad_top: 2, pad_left: 2,
+                                     out_h: Int32(out), out_w: Int32(outW))
+            var packed = [Float](repeating: 0, count: fg_dwconv_packed_count(25, Int32(c)))
+            fg_dwconv_pack(weights, bias, 25, Int32(c), &packed)
+            let blocks = fg_dwconv_blocks(&g)
+            #expect(blocks == 6, "44 channels are 6 blocks of 8")
+            for simd: Int32 in [0, 1] {
+                residual.withUnsafeBufferPointer { r in
+                    var e = fg_conv_epilogue(min1: 0, max1: 6, residual: r.baseAddress, residual_stride: c, residual_channels: Int32(c),
+                                             min2: -.infinity, max2: .infinity, prelu_slopes: nil, hard_swish: 0)
+                    var whole = [Float](repeating: .nan, count: out * outW * c), parts = whole
+                    fg_dwconv_part(input, &g, packed, &whole, &e, 0, .max, simd)
+                    for first in Swift.stride(from: 0, to: blocks, by: 4) {
+                        fg_dwconv_part_channels(input, &g, packed, &parts, &e, 0, .max, first, min(first + 4, blocks), simd)
+                    }
+                    #expect(!parts.contains { $0.isNaN }, "stride \(stride) simd \(simd): a channel was not written")
+                    #expect(zip(whole, parts).allSatisfy { $0.bitPattern == $1.bitPattern }, "stride \(stride) simd \(simd)")
+                    // Rows and channels together: the lower half of the rows, the upper half of the blocks.
+                    var corner = [Float](repeating: .nan, count: out * outW * c)
+                    fg_dwconv_part_channels(input, &g, packed, &corner, &e, 0, out / 2, 3, blocks, simd)
+                    for y in 0..<out { for x in 0..<outW { for ch in 0..<c {
+                        let i = (y * outW + x) * c + ch
+                        let inside = y < out / 2 && ch >= 24
+                        #expect(inside ? corner[i].bitPattern == whole[i].bitPattern : corner[i].isNaN,
+                                "stride \(stride) simd \(simd): pixel \(y),\(x) channel \(ch) \(inside ? "differs" : "was written")")
+                    } } }
+                }
+            }
+        }
+    }
+
     /// A depthwise convolution (ReLU6) followed by an addition and a hard-swish runs as one kernel
     /// in the fused plan and gives what XNNPACK gives operation by operation; a depthwise
     /// convolution with multiplier 2 stays with XNNPACK.

@@ -114,6 +114,14 @@ void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *
              const fg_conv_epilogue *epilogue, float *scratch, int allow_simd);
 /// Output pixels (matrix rows) of `geometry`: batch × out_h × out_w.
 size_t fg_conv_rows(const fg_conv_geometry *geometry);
+/// 16-channel panels of a convolution with `n` outputs.
+size_t fg_conv_panels(int n);
+/// fg_conv for output rows first…end−1 and output panels first_panel…end_panel−1 only (channels
+/// 16·first_panel…), so that threads can share a convolution by rows (`first` a multiple of 6) or
+/// by channels, each with its own scratch.
+void fg_conv_part_channels(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
+                           const fg_conv_epilogue *epilogue, float *scratch, size_t first, size_t end, size_t first_panel,
+                           size_t end_panel, int allow_simd);
 /// fg_conv for output rows first…end−1 only (`first` a multiple of 6), so that threads can share
 /// a convolution, each with its own scratch.
 void fg_conv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
@@ -133,6 +141,13 @@ size_t fg_dwconv_rows(const fg_conv_geometry *geometry);
 /// indexed by output pixel. `allow_simd` = 0 forces the scalar build.
 void fg_dwconv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
                     const fg_conv_epilogue *epilogue, size_t first, size_t end, int allow_simd);
+/// 8-channel blocks of a depthwise `geometry` (its in_c channels).
+size_t fg_dwconv_blocks(const fg_conv_geometry *geometry);
+/// fg_dwconv_part for the channels of blocks first_block…end_block−1 only (channels
+/// 8·first_block…), so that threads can share a depthwise convolution with few output rows.
+void fg_dwconv_part_channels(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
+                             const fg_conv_epilogue *epilogue, size_t first, size_t end, size_t first_block, size_t end_block,
+                             int allow_simd);
 /// Floats per packed weight row of fg_softmax_project (k rounded up to a multiple of 8).
 size_t fg_softmax_project_padded(int k);
 /// Packs projection weights [n][k] into rows of fg_softmax_project_padded(k) floats (zeros past k).
