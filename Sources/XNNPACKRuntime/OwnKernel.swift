@@ -2,7 +2,8 @@ import CXNNPACK
 import NeuralGraph
 
 /// Operations of a graph that one of FrameGraph's own kernels runs in one pass (a convolution and
-/// what follows it, the colorizer's annealed mean, an upsampling layer and its sigmoid), found
+/// what follows it, an expansion and the depthwise convolution after it, the colorizer's annealed
+/// mean, an upsampling layer and its sigmoid), found
 /// before the graph is split into XNNPACK stages.
 protocol OwnKernelGroup {
     /// Every node the group runs.
@@ -66,7 +67,10 @@ func ownKernelGroups(in graph: NeuralGraph, fuse: Bool) -> [any OwnKernelGroup] 
     // The annealed mean first: its convolution is not a group of its own.
     var candidates: [any OwnKernelGroup] = fuse ? SoftmaxProjectionGroup.groups(in: graph) : []
     candidates += UpsamplingGroup.groups(in: graph).filter { fuse || $0.sigmoid == nil } as [any OwnKernelGroup]
-    candidates += ConvolutionFusion.groups(in: graph, fuse: fuse) as [any OwnKernelGroup]
+    let convolutions = ConvolutionFusion.groups(in: graph, fuse: fuse)
+    // An expansion and the depthwise convolution after it before either alone.
+    if fuse { candidates += ExpandDepthwiseGroup.groups(from: convolutions, in: graph) as [any OwnKernelGroup] }
+    candidates += convolutions as [any OwnKernelGroup]
     if fuse { candidates += ElementwiseGroup.groups(in: graph) as [any OwnKernelGroup] }
     var taken = Set<Int>(), groups: [any OwnKernelGroup] = []
     for g in candidates where taken.isDisjoint(with: g.nodes) {

@@ -1,0 +1,92 @@
+// An inverted-residual block's first half in one pass: a 1×1 "expansion" convolution whose result
+// only a depthwise convolution reads, computed a band of rows at a time into scratch that stays in
+// the core's caches, the depthwise convolution run on each band as soon as it is there. See
+// fg_kernels.h.
+//
+// Why: in MobileNet-style networks the expanded tensor is the largest of the block (EfficientNet-
+// Lite0's first one is 112×112×96, 4.8 MB), written once by the 1×1 convolution and read once by the
+// depthwise one; both passes then run at the speed of memory. Banding keeps it in L2. The values are
+// those of the two kernels run one after the other (the same calls on the same rows), bit for bit.
+#include "fg_kernels.h"
+#include <stdint.h>
+#include <string.h>
+
+size_t fg_expand_dwconv_band_rows(const fg_conv_geometry *dw, size_t budget_floats) {
+    if (dw->in_w <= 0 || dw->in_c <= 0 || dw->kernel_h <= 0 || dw->stride_h <= 0 || dw->dilation_h <= 0) return 1;
+    size_t row = (size_t)dw->in_w * (size_t)dw->in_c;
+    size_t reach = (size_t)(dw->kernel_h - 1) * (size_t)dw->dilation_h + 1;
+    size_t fit = budget_floats / row;
+    // At least one output row's window; the band never needs more rows than the input has.
+    size_t rows = fit > reach ? fit : reach;
+    size_t most = (size_t)dw->in_h > reach ? (size_t)dw->in_h : reach;
+    return rows < most ? rows : most;
+}
+
+void fg_expand_dwconv_part(const float *input, int k, const float *packed_expand, const fg_conv_epilogue *expand_epilogue,
+                           const fg_conv_geometry *dw, const float *packed_dw, float *out,
+                           const fg_conv_epilogue *dw_epilogue, float *band, size_t band_rows,
+                           size_t first, size_t end, int allow_simd) {
+    if (dw->batch <= 0 || dw->in_h <= 0 || dw->in_w <= 0 || dw->in_c <= 0 || dw->out_h <= 0 || dw->out_w <= 0 || k <= 0
+        || dw->kernel_h <= 0 || dw->stride_h <= 0 || dw->dilation_h <= 0) return;
+    size_t rows = fg_dwconv_rows(dw);
+    if (end > rows) end = rows;
+    const long in_h = dw->in_h, out_h = dw->out_h, stride = dw->stride_h, pad = dw->pad_top;
+    const long reach = (long)(dw->kernel_h - 1) * dw->dilation_h + 1;
+    if (band_rows < (size_t)reach) return;
+    const size_t in_row = (size_t)dw->in_w * (size_t)dw->in_c;
+    const size_t x_row = (size_t)dw->in_w * (size_t)k;
+    // Output rows per band: as many as the band's input rows cover.
+    const long per_band = ((long)band_rows - reach) / stride + 1;
+    // Input rows [held_lo, held_hi) of image `held_image` are in the band now.
+    long held_lo = 0, held_hi = 0;
+    size_t held_image = (size_t)-1;
+    size_t r = first;
+    while (r < end) {
+        size_t image = r / (size_t)out_h;
+        long o0 = (long)(r % (size_t)out_h);
+        long o1 = o0 + per_band;
+        if (o1 > out_h) o1 = out_h;
+        if ((long)(end - r) < o1 - o0) o1 = o0 + (long)(end - r);
+        // The input rows the band's windows reach, inside the image.
+        long lo = o0 * stride - pad, hi = (o1 - 1) * stride - pad + reach;
+        if (lo < 0) lo = 0;
+        if (hi > in_h) hi = in_h;
+        if (lo >= hi) {
+            // Every window of these rows lies in the padding: the depthwise kernel reads no input.
+            lo = hi = 0;
+        }
+        const float *x = input + image * (size_t)in_h * x_row;
+        if (image == held_image && lo >= held_lo && lo < held_hi && hi >= held_hi) {
+            // Rows already expanded move to the front; only the new ones are computed.
+            memmove(band, band + (size_t)(lo - held_lo) * in_row, (size_t)(held_hi - lo) * in_row * sizeof(float));
+            if (hi > held_hi)
+                fg_pointwise_conv(x + (size_t)held_hi * x_row, (size_t)(hi - held_hi) * (size_t)dw->in_w, k, packed_expand,
+                                  dw->in_c, band + (size_t)(held_hi - lo) * in_row, expand_epilogue, allow_simd);
+        } else if (hi > lo) {
+            fg_pointwise_conv(x + (size_t)lo * x_row, (size_t)(hi - lo) * (size_t)dw->in_w, k, packed_expand, dw->in_c, band,
+                              expand_epilogue, allow_simd);
+        }
+        held_image = image;
+        held_lo = lo;
+        held_hi = hi;
+        // The band as an image of its own: its first row is input row `lo`.
+        fg_conv_geometry g = *dw;
+        g.batch = 1;
+        g.in_h = (int)(hi > lo ? hi - lo : 1);
+        g.pad_top = (int)(pad - o0 * stride + lo);
+        g.out_h = (int)(o1 - o0);
+        size_t first_pixel = (image * (size_t)out_h + (size_t)o0) * (size_t)dw->out_w;
+        fg_conv_epilogue e = *dw_epilogue;
+        if (e.residual) e.residual += first_pixel * e.residual_stride;
+        if (hi > lo) {
+            fg_dwconv_part(band, &g, packed_dw, out + first_pixel * (size_t)dw->in_c, &e, 0, SIZE_MAX, allow_simd);
+        } else {
+            // No input row at all: a band of one zero row placed far outside the windows.
+            memset(band, 0, in_row * sizeof(float));
+            g.pad_top = (int)(pad - o0 * stride);
+            fg_dwconv_part(band, &g, packed_dw, out + first_pixel * (size_t)dw->in_c, &e, 0, SIZE_MAX, allow_simd);
+            held_image = (size_t)-1;
+        }
+        r += (size_t)(o1 - o0);
+    }
+}
