@@ -169,6 +169,37 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile(const int flags, 
     FINISH_TILE(flags, mr, acc0, acc1, row, c, n, out, e);
 }
 
+/// MR rows × the first 8 channels of a panel: the last panel of a convolution whose channel count
+/// leaves at most 8 in it (24, 40, …) does half the multiply-adds of a full tile.
+FG_AVX2 __attribute__((always_inline)) static inline void tile_half(const int flags, const int mr, const float *a, size_t k,
+                                                                    const float *w, size_t row, size_t c, int n, float *out,
+                                                                    const fg_conv_epilogue *e) {
+    __m256 acc[MAX_ROWS];
+    __m256 bias = _mm256_loadu_ps(w);
+    for (int r = 0; r < mr; r++) acc[r] = bias;
+    const float *wr = w + PANEL;
+    for (size_t i = 0; i < k; i++) {
+        __m256 w0 = _mm256_loadu_ps(wr);
+        wr += PANEL;
+        for (int r = 0; r < mr; r++) acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + (size_t)r * k + i), w0, acc[r]);
+    }
+    __m256 min1 = _mm256_set1_ps(e->min1), max1 = _mm256_set1_ps(e->max1);
+    __m256 min2 = _mm256_set1_ps(e->min2), max2 = _mm256_set1_ps(e->max2);
+    long left = (long)n - (long)c;
+    __m256 slope = _mm256_setzero_ps();
+    if (flags & FG_EPILOGUE_PRELU) slope = _mm256_maskload_ps(e->prelu_slopes + c, fg_lanes(left));
+    for (int r = 0; r < mr; r++) {
+        __m256 v = fg_finish8(flags, acc[r], row + (size_t)r, c, slope, e, min1, max1, min2, max2);
+        float *o = out + (row + (size_t)r) * (size_t)n + c;
+        if (left >= 8) _mm256_storeu_ps(o, v);
+        else fg_store_first(o, v, left);
+    }
+}
+
+/// A tile of MR rows (a constant in every call) for panel `p`: half a tile when the panel holds at
+/// most 8 channels.
+#define FG_TILE(flags, mr, a, k, w, row, c, n, out, e)                                                                  ((long)(n) - (long)(c) <= 8 ? tile_half(flags, mr, a, k, w, row, c, n, out, e) : tile(flags, mr, a, k, w, row, c, n, out, e))
+
 /// One row × four panels (64 channels from c): a matrix-vector product (a layer over a 1×1 input,
 /// such as the face mesh's last one, 288 → 1404) has eight independent sums in flight instead of
 /// two, and four weight streams at once.
@@ -272,12 +303,12 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
                     size_t mr = stop - r < MAX_ROWS ? stop - r : MAX_ROWS;
                     const float *a = input + r * kk;
                     switch (mr) {
-                    case 6: tile(flags, 6, a, kk, w, r, p * PANEL, n, out, e); break;
-                    case 5: tile(flags, 5, a, kk, w, r, p * PANEL, n, out, e); break;
-                    case 4: tile(flags, 4, a, kk, w, r, p * PANEL, n, out, e); break;
-                    case 3: tile(flags, 3, a, kk, w, r, p * PANEL, n, out, e); break;
-                    case 2: tile(flags, 2, a, kk, w, r, p * PANEL, n, out, e); break;
-                    default: tile(flags, 1, a, kk, w, r, p * PANEL, n, out, e); break;
+                    case 6: FG_TILE(flags, 6, a, kk, w, r, p * PANEL, n, out, e); break;
+                    case 5: FG_TILE(flags, 5, a, kk, w, r, p * PANEL, n, out, e); break;
+                    case 4: FG_TILE(flags, 4, a, kk, w, r, p * PANEL, n, out, e); break;
+                    case 3: FG_TILE(flags, 3, a, kk, w, r, p * PANEL, n, out, e); break;
+                    case 2: FG_TILE(flags, 2, a, kk, w, r, p * PANEL, n, out, e); break;
+                    default: FG_TILE(flags, 1, a, kk, w, r, p * PANEL, n, out, e); break;
                     }
                 }
             }
@@ -292,12 +323,12 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
             const float *w = packed + p * panel_size;
             size_t c = p * PANEL;
             switch (mr) {
-            case 6: tile(flags, 6, a, kk, w, row, c, n, out, e); break;
-            case 5: tile(flags, 5, a, kk, w, row, c, n, out, e); break;
-            case 4: tile(flags, 4, a, kk, w, row, c, n, out, e); break;
-            case 3: tile(flags, 3, a, kk, w, row, c, n, out, e); break;
-            case 2: tile(flags, 2, a, kk, w, row, c, n, out, e); break;
-            default: tile(flags, 1, a, kk, w, row, c, n, out, e); break;
+            case 6: FG_TILE(flags, 6, a, kk, w, row, c, n, out, e); break;
+            case 5: FG_TILE(flags, 5, a, kk, w, row, c, n, out, e); break;
+            case 4: FG_TILE(flags, 4, a, kk, w, row, c, n, out, e); break;
+            case 3: FG_TILE(flags, 3, a, kk, w, row, c, n, out, e); break;
+            case 2: FG_TILE(flags, 2, a, kk, w, row, c, n, out, e); break;
+            default: FG_TILE(flags, 1, a, kk, w, row, c, n, out, e); break;
             }
         }
     }
