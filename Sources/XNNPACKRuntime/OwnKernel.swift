@@ -2,8 +2,8 @@ import CXNNPACK
 import NeuralGraph
 
 /// Operations of a graph that one of FrameGraph's own kernels runs in one pass (a convolution and
-/// what follows it, an expansion and the depthwise convolution after it, the colorizer's annealed
-/// mean, an upsampling layer and its sigmoid), found
+/// what follows it, an inverted-residual block in bands, the colorizer's annealed mean, an
+/// upsampling layer and its sigmoid), found
 /// before the graph is split into XNNPACK stages.
 protocol OwnKernelGroup {
     /// Every node the group runs.
@@ -68,8 +68,8 @@ func ownKernelGroups(in graph: NeuralGraph, fuse: Bool) -> [any OwnKernelGroup] 
     var candidates: [any OwnKernelGroup] = fuse ? SoftmaxProjectionGroup.groups(in: graph) : []
     candidates += UpsamplingGroup.groups(in: graph).filter { fuse || $0.sigmoid == nil } as [any OwnKernelGroup]
     let convolutions = ConvolutionFusion.groups(in: graph, fuse: fuse)
-    // An expansion and the depthwise convolution after it before either alone.
-    if fuse { candidates += ExpandDepthwiseGroup.groups(from: convolutions, in: graph) as [any OwnKernelGroup] }
+    // An inverted-residual block run in bands before its convolutions alone.
+    if fuse { candidates += BandedBlockGroup.groups(from: convolutions, in: graph) as [any OwnKernelGroup] }
     candidates += convolutions as [any OwnKernelGroup]
     if fuse { candidates += ElementwiseGroup.groups(in: graph) as [any OwnKernelGroup] }
     var taken = Set<Int>(), groups: [any OwnKernelGroup] = []

@@ -131,7 +131,9 @@ class Supervisor:
                    if stats and os.path.exists(base + self.spec.get("ext", ".mp4")) else None,
                    "stats": base + ".stats.json" if stats else None}
             stopped = self.stopping.is_set()
-            ok = rc == 0 or (stopped and rc == 130)
+            # Stopped on purpose: framegraph finalized and exited 130, or our SIGTERM reached it before it
+            # had installed its handler (a segment that had just started): neither is an error.
+            ok = rc == 0 or (stopped and rc in (130, -signal.SIGTERM))
             if stats:
                 run.update(frames=int(stats.get("framesOut", 0)), framesIn=int(stats.get("framesIn", 0)),
                            dropped=int(sum(int(stats.get(k, 0) or 0) for k in DROP_KEYS)),

@@ -151,14 +151,33 @@ void fg_dwconv_part_channels(const float *input, const fg_conv_geometry *geometr
 /// Input rows of the expanded tensor that a band of fg_expand_dwconv_part holds when it may take
 /// about `budget_floats` floats: at least one depthwise window's rows, at most the input's.
 size_t fg_expand_dwconv_band_rows(const fg_conv_geometry *dw, size_t budget_floats);
+/// A 1×1 convolution of a banded block: weights packed by fg_conv_pack, `k` inputs, `n` outputs,
+/// its epilogue (a residual in it is indexed by the block's output pixel).
+typedef struct {
+    const float *packed;
+    int k, n;
+    const fg_conv_epilogue *epilogue;
+} fg_pointwise_stage;
+/// An inverted-residual block for the depthwise output rows first…end−1 (fg_dwconv_rows numbering):
+/// `expansion` (NULL: none; then `input` is the depthwise input) over the input rows each band of
+/// output rows needs, into `band` (band_rows × dw->in_w × dw->in_c floats, at least one such row;
+/// rows the previous band already holds are moved, not recomputed); the depthwise convolution `dw`
+/// (packed by fg_dwconv_pack) on the band; then `projection` (NULL: none; k = dw->in_c) over the
+/// band's depthwise output, held in `mid` (mid_rows × dw->out_w × dw->in_c floats; mid_rows output
+/// rows per band at most), into `out`. The same values, bit for bit, as the kernels run one after the
+/// other over whole tensors (fg_pointwise_conv, fg_dwconv_part, fg_pointwise_conv).
+void fg_banded_block_part(const float *input, const fg_pointwise_stage *expansion, const fg_conv_geometry *dw,
+                          const float *packed_dw, const fg_conv_epilogue *dw_epilogue, const fg_pointwise_stage *projection,
+                          float *out, float *band, size_t band_rows, float *mid, size_t mid_rows, size_t first, size_t end,
+                          int allow_simd);
 /// A 1×1 convolution of `input` (NHWC, `k` channels, the depthwise input's batch × in_h × in_w
 /// pixels; weights packed by fg_conv_pack with n = dw->in_c, `expand_epilogue` without a residual)
 /// whose result is read only by the depthwise convolution `dw` (packed by fg_dwconv_pack), for the
 /// depthwise output rows first…end−1 (fg_dwconv_rows numbering): the expanded rows each band of
 /// output rows needs are computed into `band` (band_rows × dw->in_w × dw->in_c floats; rows the
 /// previous band already holds are moved, not recomputed), then the depthwise convolution runs on the
-/// band. The same values, bit for bit, as fg_pointwise_conv over the whole input and then
-/// fg_dwconv_part.
+/// band (fg_banded_block_part without a projection). The same values, bit for bit, as
+/// fg_pointwise_conv over the whole input and then fg_dwconv_part.
 void fg_expand_dwconv_part(const float *input, int k, const float *packed_expand, const fg_conv_epilogue *expand_epilogue,
                            const fg_conv_geometry *dw, const float *packed_dw, float *out,
                            const fg_conv_epilogue *dw_epilogue, float *band, size_t band_rows,
