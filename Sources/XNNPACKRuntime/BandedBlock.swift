@@ -28,6 +28,9 @@ struct BandedBlockGroup {
     /// Blocks whose intermediate tensors are all smaller than this (floats) stay with the kernels one
     /// after the other (those stay in the caches between the passes anyway).
     static let smallestIntermediate = 2 * bandBudget
+    /// Output rows each thread's part of a banded block gets at least (each part starts its band
+    /// afresh).
+    static let rowsPerThread = 8
 
     /// Whether `g` is a plain 1×1 convolution (stride 1, no padding) that a band can run.
     private static func isPointwise(_ g: ConvolutionGroup) -> Bool {
@@ -39,8 +42,10 @@ struct BandedBlockGroup {
     /// The blocks among `convolutions` (the groups ConvolutionFusion found, fused): each depthwise
     /// group with the 1×1 convolution whose output nothing else reads before it (and which adds no
     /// residual), and the 1×1 convolution that alone reads its output after it (when it adds none
-    /// itself), where an intermediate tensor is large enough to gain.
-    static func groups(from convolutions: [ConvolutionGroup], in graph: NeuralGraph) -> [BandedBlockGroup] {
+    /// itself), where an intermediate tensor is large enough to gain and, with a thread pool of
+    /// `threads`, every thread gets `rowsPerThread` output rows (the kernels one after the other split
+    /// a 14×14 layer by channels instead; a band cannot, its projection needs every channel).
+    static func groups(from convolutions: [ConvolutionGroup], in graph: NeuralGraph, threads: Int = 1) -> [BandedBlockGroup] {
         var readers: [Int: Int] = [:]
         for node in graph.nodes { for t in Set(node.inputs) where t >= 0 { readers[t, default: 0] += 1 } }
         let outputs = Set(graph.outputs)
@@ -51,7 +56,7 @@ struct BandedBlockGroup {
             pointwiseByInput[g.input] = g
         }
         return convolutions.compactMap { d -> BandedBlockGroup? in
-            guard d.kind == .depthwise else { return nil }
+            guard d.kind == .depthwise, threads <= 1 || Int(d.geometry.batch) * Int(d.geometry.out_h) >= threads * rowsPerThread else { return nil }
             let x = d.geometry
             let channels = Int(x.in_c), inputPixels = Int(x.batch) * Int(x.in_h) * Int(x.in_w)
             let outputPixels = Int(x.batch) * Int(x.out_h) * Int(x.out_w)
@@ -173,8 +178,7 @@ final class BandedBlockKernel: OwnKernel {
         geometry.initialize(to: group.depthwise.geometry)
         let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
         let rows = fg_dwconv_rows(geometry)
-        // Every part gets at least 8 output rows (each part starts its band afresh).
-        parts = max(1, min(threads, rows / 8))
+        parts = max(1, min(threads, rows / BandedBlockGroup.rowsPerThread))
         rowsPerPart = (rows + parts - 1) / parts
         self.threadpool = parts > 1 ? threadpool : nil
         let g = group.depthwise.geometry

@@ -62,14 +62,15 @@ extension UpsamplingKernel: OwnKernel {
 
 /// Every group of `graph` (lowered for XNNPACK) that FrameGraph's own kernels run; no node is in two
 /// (a later candidate that overlaps an earlier one is dropped). `fuse` = false keeps each convolution
-/// to itself and finds no multi-operation group (for timing operations one by one).
-func ownKernelGroups(in graph: NeuralGraph, fuse: Bool) -> [any OwnKernelGroup] {
+/// to itself and finds no multi-operation group (for timing operations one by one). `threads`: the
+/// thread pool's threads (blocks with too few rows to share are not banded).
+func ownKernelGroups(in graph: NeuralGraph, fuse: Bool, threads: Int = 1) -> [any OwnKernelGroup] {
     // The annealed mean first: its convolution is not a group of its own.
     var candidates: [any OwnKernelGroup] = fuse ? SoftmaxProjectionGroup.groups(in: graph) : []
     candidates += UpsamplingGroup.groups(in: graph).filter { fuse || $0.sigmoid == nil } as [any OwnKernelGroup]
     let convolutions = ConvolutionFusion.groups(in: graph, fuse: fuse)
     // An inverted-residual block run in bands before its convolutions alone.
-    if fuse { candidates += BandedBlockGroup.groups(from: convolutions, in: graph) as [any OwnKernelGroup] }
+    if fuse { candidates += BandedBlockGroup.groups(from: convolutions, in: graph, threads: threads) as [any OwnKernelGroup] }
     candidates += convolutions as [any OwnKernelGroup]
     if fuse { candidates += ElementwiseGroup.groups(in: graph) as [any OwnKernelGroup] }
     var taken = Set<Int>(), groups: [any OwnKernelGroup] = []

@@ -94,7 +94,8 @@ public final class Predictor: @unchecked Sendable {
         }
         // What FrameGraph's own kernels run (convolutions with what they fuse, the annealed mean,
         // upsampling layers); each group runs where its last node was.
-        let groups = options.convolutions.usesOwnKernel ? ownKernelGroups(in: graph, fuse: !options.stagePerOperation) : []
+        let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
+        let groups = options.convolutions.usesOwnKernel ? ownKernelGroups(in: graph, fuse: !options.stagePerOperation, threads: threads) : []
         var groupAt: [Int: any OwnKernelGroup] = [:], inGroup = Set<Int>()
         for g in groups {
             groupAt[g.position] = g

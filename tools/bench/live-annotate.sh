@@ -9,6 +9,7 @@
 #   tools/bench/live-annotate.sh [CLIP] [DURATION] [ROUNDS]
 #   tools/bench/live-annotate.sh ../shared/media/webcam/again.mkv 30 3
 #   PIPELINE=pipelines/face-mesh.fg tools/bench/live-annotate.sh ...     (the face mesh instead of face detection)
+#   PIPELINE=pipelines/label-video.fg tools/bench/live-annotate.sh ...   (image labeling)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 clip=${1:-../shared/media/webcam/again.mkv}
@@ -51,7 +52,7 @@ for round in $(seq 1 "$rounds"); do
 import json, sys
 s = json.load(open(sys.argv[1]))
 nodes = {n["name"]: n for n in s["nodes"]}
-networks = [n for n in s["nodes"] if n["kind"] in ("network", "face-landmarks", "metaltensor-faces")]
+networks = [n for n in s["nodes"] if n["kind"] in ("network", "face-landmarks", "metaltensor-faces", "label")]
 faces = ", ".join(f"{n['name']} {n['droppedBusy']} of {n['received']}" for n in networks) or "-"
 
 window = nodes.get("preview", {}).get("emitted", "-")
