@@ -241,3 +241,100 @@ final class CropToSize: FilterNode, @unchecked Sendable {
         }
     }
 }
+
+/// Several faces in one frame and a face that leaves the frame: the portrait's face four times in a
+/// 2×2 grid; then the portrait slid sideways a little more each frame until the face is gone,
+/// through the tracker, frame after frame.
+@Suite struct ManyAndLeavingFacesTests {
+    let turned = TurnedFaceTests()
+
+    /// `frame` (rgb24) scaled to `width`×`height` and placed at `x` in a black frame of `total`
+    /// width (columns outside it are cut).
+    static func placed(_ frame: Frame, width: Int, height: Int, at xs: [Int], total: Int) throws -> Frame {
+        let small = Frame.make(.rgb24, width: width, height: height)
+        try Scaler(method: .bilinear).scale(frame, into: small)
+        let out = Frame.make(.rgb24, width: total, height: height)
+        for y in 0..<height {
+            let row = out.row(y), source = small.row(y)
+            for i in 0..<(3 * total) { row[i] = 0 }
+            for x0 in xs {
+                for x in 0..<width where x0 + x >= 0 && x0 + x < total {
+                    for k in 0..<3 { row[3 * (x0 + x) + k] = source[3 * x + k] }
+                }
+            }
+        }
+        return out
+    }
+
+    /// A square of `side` pixels of `frame` (rgb24) at (`x`, `y`), four times in a 2×2 grid.
+    static func grid(_ frame: Frame, x: Int, y: Int, side: Int) -> Frame {
+        let out = Frame.make(.rgb24, width: 2 * side, height: 2 * side)
+        for oy in 0..<(2 * side) {
+            let row = out.row(oy), sy = min(max(y + oy % side, 0), frame.height - 1), source = frame.row(sy)
+            for ox in 0..<(2 * side) {
+                let sx = min(max(x + ox % side, 0), frame.width - 1)
+                for k in 0..<3 { row[3 * ox + k] = source[3 * sx + k] }
+            }
+        }
+        return out
+    }
+
+    @Test(.enabled(if: TestEnvironment.portraitSample != nil, "the setup makes samples/media/portrait.mp4"))
+    func fourFacesInOneFrameGetFourMeshesAndFourBoxes() throws {
+        let upright = try turned.firstFrame()
+        // A square twice the face's size around it (from the mesh of the whole frame), four times.
+        let points = try turned.mesh(of: upright)
+        let xs = points.map { $0.x * Float(upright.width) }, ys = points.map { $0.y * Float(upright.height) }
+        let (x0, x1, y0, y1) = (xs.min() ?? 0, xs.max() ?? 0, ys.min() ?? 0, ys.max() ?? 0)
+        let side = min(Int(2 * max(x1 - x0, y1 - y0)), upright.height)
+        let frame = Self.grid(upright, x: Int((x0 + x1) / 2) - side / 2, y: Int((y0 + y1) / 2) - side / 2, side: side)
+        var options = FaceLandmarksNode.Options()
+        options.maxFaces = 4
+        let mesh = FaceLandmarksNode(name: "mesh", detectorModel: FaceLandmarksTests.models.appendingPathComponent("face_detection_short_range.tflite").path,
+                                     landmarkModel: FaceLandmarksTests.models.appendingPathComponent("face_landmark.tflite").path, options: options)
+        _ = try mesh.negotiate(inputs: [frame.description])
+        let out = try mesh.process(frame, context: RunContext(options: RunOptions()))
+        let faces = out?.results?.landmarks ?? []
+        #expect(faces.count == 4, "\(faces.count) meshes in a \(frame.width)×\(frame.height) grid")
+        // One mesh per copy: the nose tip (point 1) of each in a different quarter of the frame.
+        func quarter(_ x: Float, _ y: Float) -> Int { Int(x * 2) + 2 * Int(y * 2) }
+        let quarters = Set(faces.compactMap { $0.points.count > 1 ? quarter($0.points[1].x, $0.points[1].y) : nil })
+        #expect(quarters == [0, 1, 2, 3], "nose tips in quarters \(quarters.sorted())")
+        // The detector alone: four boxes, one per copy; max-faces=2 keeps two.
+        for (limit, expected) in [(0, 4), (2, 2)] {
+            let faces = FaceDetection.node(name: "faces", model: FaceLandmarksTests.models.appendingPathComponent("face_detection_short_range.tflite").path,
+                                           maxFaces: limit)
+            _ = try faces.negotiate(inputs: [frame.description])
+            let boxes = try faces.process(frame, context: RunContext(options: RunOptions()))?.results?.detections ?? []
+            #expect(boxes.count == expected, "max-faces \(limit): \(boxes.count) boxes")
+            let centres = Set(boxes.map { quarter($0.box.x + $0.box.width / 2, $0.box.y + $0.box.height / 2) })
+            #expect(centres.count == expected, "max-faces \(limit): box centres in quarters \(centres.sorted())")
+        }
+    }
+
+    @Test(.enabled(if: TestEnvironment.portraitSample != nil, "the setup makes samples/media/portrait.mp4"))
+    func aFaceLeavingTheFrameIsFollowedThenLetGo() throws {
+        let upright = try turned.firstFrame()
+        let (w, h) = (upright.width, upright.height)
+        let mesh = FaceLandmarksNode(name: "mesh", detectorModel: FaceLandmarksTests.models.appendingPathComponent("face_detection_short_range.tflite").path,
+                                     landmarkModel: FaceLandmarksTests.models.appendingPathComponent("face_landmark.tflite").path)
+        var found: [Int] = []
+        var noses: [Float] = []
+        // The picture slides right by 5 % of the width per frame, 24 frames: the face goes out at the right.
+        for step in 0..<24 {
+            let frame = try Self.placed(upright, width: w, height: h, at: [step * w / 20], total: w)
+            if step == 0 { _ = try mesh.negotiate(inputs: [frame.description]) }
+            let out = try mesh.process(frame, context: RunContext(options: RunOptions()))
+            let faces = out?.results?.landmarks ?? []
+            found.append(faces.count)
+            if let p = faces.first?.points, p.count > 1 { noses.append(p[1].x) }
+        }
+        #expect(found.prefix(4).allSatisfy { $0 == 1 }, "the face is found while inside: \(found)")
+        #expect(found.suffix(3).allSatisfy { $0 == 0 }, "no face once it is out: \(found)")
+        // While followed, the mesh moves right with the picture (by about 5 % of the width a frame).
+        let moves = zip(noses.dropFirst(), noses).prefix(4).map { $0 - $1 }
+        #expect(moves.allSatisfy { $0 > 0.03 && $0 < 0.07 }, "nose tip moves \(moves)")
+        // Once the face is gone the tracker lets go and the detector looks on every frame.
+        #expect(mesh.detectorRuns >= 3, "detector runs \(mesh.detectorRuns)")
+    }
+}
