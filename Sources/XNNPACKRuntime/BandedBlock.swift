@@ -45,11 +45,7 @@ struct BandedBlockGroup {
     /// itself), where an intermediate tensor is large enough to gain and, with a thread pool of
     /// `threads`, every thread gets `rowsPerThread` output rows (the kernels one after the other split
     /// a 14×14 layer by channels instead; a band cannot, its projection needs every channel).
-    static func groups(from convolutions: [ConvolutionGroup], in graph: NeuralGraph, threads: Int = 1) -> [BandedBlockGroup] {
-        var readers: [Int: Int] = [:]
-        for node in graph.nodes { for t in Set(node.inputs) where t >= 0 { readers[t, default: 0] += 1 } }
-        let outputs = Set(graph.outputs)
-        func onlyRead(_ tensor: Int) -> Bool { !outputs.contains(tensor) && readers[tensor] == 1 }
+    static func groups(from convolutions: [ConvolutionGroup], readers: GraphReaders, threads: Int = 1) -> [BandedBlockGroup] {
         var pointwiseByOutput: [Int: ConvolutionGroup] = [:], pointwiseByInput: [Int: ConvolutionGroup] = [:]
         for g in convolutions where isPointwise(g) {
             pointwiseByOutput[g.output] = g
@@ -61,11 +57,11 @@ struct BandedBlockGroup {
             let channels = Int(x.in_c), inputPixels = Int(x.batch) * Int(x.in_h) * Int(x.in_w)
             let outputPixels = Int(x.batch) * Int(x.out_h) * Int(x.out_w)
             var block = BandedBlockGroup(depthwise: d)
-            if let e = pointwiseByOutput[d.input], e.residual == nil, e.outputChannels == channels, onlyRead(e.output),
+            if let e = pointwiseByOutput[d.input], e.residual == nil, e.outputChannels == channels, readers.onlyConsumer(e.output) == d.convolution,
                e.geometry.batch == x.batch, e.geometry.out_h == x.in_h, e.geometry.out_w == x.in_w {
                 block.expansion = e
             }
-            if d.residual == nil, let p = pointwiseByInput[d.output], Int(p.geometry.in_c) == channels, onlyRead(d.output),
+            if d.residual == nil, let p = pointwiseByInput[d.output], Int(p.geometry.in_c) == channels, readers.onlyConsumer(d.output) == p.convolution,
                p.geometry.batch == x.batch, p.geometry.in_h == x.out_h, p.geometry.in_w == x.out_w {
                 block.projection = p
             }
@@ -182,7 +178,7 @@ final class BandedBlockKernel: OwnKernel {
         rowsPerPart = (rows + parts - 1) / parts
         self.threadpool = parts > 1 ? threadpool : nil
         let g = group.depthwise.geometry
-        bandRows = group.expansion == nil ? 1 : fg_expand_dwconv_band_rows(geometry, BandedBlockGroup.bandBudget)
+        bandRows = group.expansion == nil ? 1 : fg_banded_block_band_rows(geometry, BandedBlockGroup.bandBudget)
         bandCount = bandRows * Int(g.in_w) * Int(channels)
         bands = .allocate(capacity: bandCount * parts)
         middleRows = group.projection == nil ? 0 : max(1, BandedBlockGroup.middleBudget / max(1, Int(g.out_w) * Int(channels)))

@@ -50,23 +50,11 @@ enum ConvolutionFusion {
 
     /// Groups of `graph` (lowered for XNNPACK). `fuse` = false keeps every group to its convolution
     /// alone (for timing operations one by one).
-    static func groups(in graph: NeuralGraph, fuse: Bool) -> [ConvolutionGroup] {
-        var consumers: [Int: [Int]] = [:]
-        for (i, node) in graph.nodes.enumerated() {
-            for t in node.inputs where t >= 0 { consumers[t, default: []].append(i) }
-        }
-        let outputs = Set(graph.outputs)
-        /// The single node reading `tensor`, when it is not also a graph output.
-        func onlyConsumer(_ tensor: Int) -> Int? {
-            guard !outputs.contains(tensor), let c = consumers[tensor], c.count == 1 else { return nil }
-            return c[0]
-        }
-        var producer: [Int: Int] = [:]
-        for (i, node) in graph.nodes.enumerated() { for o in node.outputs { producer[o] = i } }
+    static func groups(in graph: NeuralGraph, readers: GraphReaders, fuse: Bool) -> [ConvolutionGroup] {
         var groups: [ConvolutionGroup] = []
         for (index, node) in graph.nodes.enumerated() {
             guard var group = convolution(node, index: index, in: graph) else { continue }
-            if fuse { extend(&group, graph: graph, producer: producer, onlyConsumer: onlyConsumer) }
+            if fuse { extend(&group, graph: graph, readers: readers) }
             groups.append(group)
         }
         return groups
@@ -113,15 +101,14 @@ enum ConvolutionFusion {
 
     /// Absorbs an addition of a same-shaped tensor (or of a zero channel pad of one) and then a PReLU
     /// or hard-swish, as long as each intermediate result has no other reader.
-    private static func extend(_ group: inout ConvolutionGroup, graph: NeuralGraph, producer: [Int: Int],
-                               onlyConsumer: (Int) -> Int?) {
+    private static func extend(_ group: inout ConvolutionGroup, graph: NeuralGraph, readers: GraphReaders) {
         let shape = graph.tensors[group.output].shape
-        if let a = onlyConsumer(group.output), case .add(let activation) = graph.nodes[a].operation, activation != .tanh {
+        if let a = readers.onlyConsumer(group.output), case .add(let activation) = graph.nodes[a].operation, activation != .tanh {
             let add = graph.nodes[a]
             let others = add.inputs.filter { $0 != group.output }
             if add.inputs.count == 2, others.count == 1, let other = others.first, other >= 0,
                graph.tensors[add.outputs[0]].shape == shape, graph.tensors[other].constant == nil {
-                if let padNode = channelPad(of: other, to: shape, graph: graph, producer: producer, onlyConsumer: onlyConsumer) {
+                if let padNode = channelPad(of: other, to: shape, graph: graph, readers: readers) {
                     group.residual = graph.nodes[padNode].inputs[0]
                     group.residualChannels = graph.tensors[graph.nodes[padNode].inputs[0]].shape[3]
                     group.absorbed.append(padNode)
@@ -136,7 +123,7 @@ enum ConvolutionFusion {
                 }
             }
         }
-        guard let next = onlyConsumer(group.output) else { return }
+        guard let next = readers.onlyConsumer(group.output) else { return }
         let node = graph.nodes[next]
         switch node.operation {
         case .prelu where node.inputs.count == 2:
@@ -154,9 +141,8 @@ enum ConvolutionFusion {
 
     /// The PAD node producing `tensor` when it pads only the channel axis at its end, with zeros,
     /// up to `shape`, and nothing else reads its result.
-    private static func channelPad(of tensor: Int, to shape: [Int], graph: NeuralGraph, producer: [Int: Int],
-                                   onlyConsumer: (Int) -> Int?) -> Int? {
-        guard onlyConsumer(tensor) != nil, let p = producer[tensor],
+    private static func channelPad(of tensor: Int, to shape: [Int], graph: NeuralGraph, readers: GraphReaders) -> Int? {
+        guard readers.onlyConsumer(tensor) != nil, let p = readers.producer(tensor),
               case .pad(let paddings, let value) = graph.nodes[p].operation, value == 0,
               paddings.count == 4, paddings[0] == (0, 0), paddings[1] == (0, 0), paddings[2] == (0, 0), paddings[3].0 == 0,
               let source = graph.nodes[p].inputs.first, source >= 0 else { return nil }

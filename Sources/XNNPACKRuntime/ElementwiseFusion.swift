@@ -28,22 +28,13 @@ struct ElementwiseGroup {
     var position: Int { second }
 
     /// The groups of `graph` (lowered for XNNPACK).
-    static func groups(in graph: NeuralGraph) -> [ElementwiseGroup] {
-        var consumers: [Int: [Int]] = [:]
-        for (i, node) in graph.nodes.enumerated() {
-            for t in node.inputs where t >= 0 { consumers[t, default: []].append(i) }
-        }
-        let outputs = Set(graph.outputs)
-        func onlyConsumer(_ tensor: Int) -> Int? {
-            guard !outputs.contains(tensor), let c = consumers[tensor], c.count == 1 else { return nil }
-            return c[0]
-        }
+    static func groups(in graph: NeuralGraph, readers: GraphReaders) -> [ElementwiseGroup] {
         func isActivation(_ t: Int) -> Bool { t >= 0 && graph.tensors[t].constant == nil }
         var groups: [ElementwiseGroup] = []
         for (index, node) in graph.nodes.enumerated() {
             guard node.inputs.count == 2, node.outputs.count == 1, node.inputs.allSatisfy(isActivation) else { continue }
             let shape = graph.tensors[node.outputs[0]].shape
-            guard shape.count == 4, shape.allSatisfy({ $0 > 0 }), let next = onlyConsumer(node.outputs[0]) else { continue }
+            guard shape.count == 4, shape.allSatisfy({ $0 > 0 }), let next = readers.onlyConsumer(node.outputs[0]) else { continue }
             let (batch, pixels, channels) = (shape[0], shape[1] * shape[2], shape[3])
             let second = graph.nodes[next]
             switch node.operation {

@@ -66,13 +66,14 @@ extension UpsamplingKernel: OwnKernel {
 /// thread pool's threads (blocks with too few rows to share are not banded).
 func ownKernelGroups(in graph: NeuralGraph, fuse: Bool, threads: Int = 1) -> [any OwnKernelGroup] {
     // The annealed mean first: its convolution is not a group of its own.
-    var candidates: [any OwnKernelGroup] = fuse ? SoftmaxProjectionGroup.groups(in: graph) : []
-    candidates += UpsamplingGroup.groups(in: graph).filter { fuse || $0.sigmoid == nil } as [any OwnKernelGroup]
-    let convolutions = ConvolutionFusion.groups(in: graph, fuse: fuse)
+    let readers = GraphReaders(graph)
+    var candidates: [any OwnKernelGroup] = fuse ? SoftmaxProjectionGroup.groups(in: graph, readers: readers) : []
+    candidates += UpsamplingGroup.groups(in: graph, readers: readers).filter { fuse || $0.sigmoid == nil } as [any OwnKernelGroup]
+    let convolutions = ConvolutionFusion.groups(in: graph, readers: readers, fuse: fuse)
     // An inverted-residual block run in bands before its convolutions alone.
-    if fuse { candidates += BandedBlockGroup.groups(from: convolutions, in: graph, threads: threads) as [any OwnKernelGroup] }
+    if fuse { candidates += BandedBlockGroup.groups(from: convolutions, readers: readers, threads: threads) as [any OwnKernelGroup] }
     candidates += convolutions as [any OwnKernelGroup]
-    if fuse { candidates += ElementwiseGroup.groups(in: graph) as [any OwnKernelGroup] }
+    if fuse { candidates += ElementwiseGroup.groups(in: graph, readers: readers) as [any OwnKernelGroup] }
     var taken = Set<Int>(), groups: [any OwnKernelGroup] = []
     for g in candidates where taken.isDisjoint(with: g.nodes) {
         taken.formUnion(g.nodes)

@@ -31,22 +31,11 @@ struct SoftmaxProjectionGroup {
     static let largestProjection = 64
 
     /// The groups of `graph` (lowered for XNNPACK).
-    static func groups(in graph: NeuralGraph) -> [SoftmaxProjectionGroup] {
-        var consumers: [Int: [Int]] = [:]
-        for (i, node) in graph.nodes.enumerated() {
-            for t in node.inputs where t >= 0 { consumers[t, default: []].append(i) }
-        }
-        var producer: [Int: Int] = [:]
-        for (i, node) in graph.nodes.enumerated() { for o in node.outputs { producer[o] = i } }
-        let outputs = Set(graph.outputs)
-        func onlyConsumer(_ tensor: Int) -> Int? {
-            guard !outputs.contains(tensor), let c = consumers[tensor], c.count == 1 else { return nil }
-            return c[0]
-        }
+    static func groups(in graph: NeuralGraph, readers: GraphReaders) -> [SoftmaxProjectionGroup] {
         var groups: [SoftmaxProjectionGroup] = []
         for (index, node) in graph.nodes.enumerated() {
             guard case .softmax(let beta) = node.operation, beta.isFinite, node.inputs.count == 1, node.outputs.count == 1,
-                  node.inputs[0] >= 0, let c = onlyConsumer(node.outputs[0]) else { continue }
+                  node.inputs[0] >= 0, let c = readers.onlyConsumer(node.outputs[0]) else { continue }
             let probabilities = graph.tensors[node.outputs[0]].shape
             guard probabilities.count == 4, probabilities.allSatisfy({ $0 > 0 }), let classes = probabilities.last,
                   case .conv2d(let p) = graph.nodes[c].operation, p.activation != .tanh, p.strideH == 1, p.strideW == 1,
@@ -63,7 +52,7 @@ struct SoftmaxProjectionGroup {
                                                output: graph.nodes[c].outputs[0], scale: beta, classes: classes, outputs: filter[0],
                                                range: p.activation.range)
             // A multiplication of the logits by a constant scalar, read by the softmax alone.
-            if let m = producer[node.inputs[0]], onlyConsumer(node.inputs[0]) == index,
+            if let m = readers.producer(node.inputs[0]), readers.onlyConsumer(node.inputs[0]) == index,
                case .multiply(let activation) = graph.nodes[m].operation, activation == .none, graph.nodes[m].inputs.count == 2 {
                 let ins = graph.nodes[m].inputs
                 if let k = ins.firstIndex(where: { $0 >= 0 && graph.tensors[$0].constant?.elementCount == 1 }), ins[1 - k] >= 0,

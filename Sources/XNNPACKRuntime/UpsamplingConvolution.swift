@@ -18,12 +18,7 @@ struct UpsamplingGroup {
     var position: Int { sigmoid ?? convolution }
 
     /// The groups of `graph` (lowered for XNNPACK).
-    static func groups(in graph: NeuralGraph) -> [UpsamplingGroup] {
-        var consumers: [Int: [Int]] = [:]
-        for (i, node) in graph.nodes.enumerated() {
-            for t in node.inputs where t >= 0 { consumers[t, default: []].append(i) }
-        }
-        let outputs = Set(graph.outputs)
+    static func groups(in graph: NeuralGraph, readers: GraphReaders) -> [UpsamplingGroup] {
         var groups: [UpsamplingGroup] = []
         for (index, node) in graph.nodes.enumerated() {
             guard case .transposeConv2d(let p) = node.operation, p.activation != .tanh, node.inputs.count >= 2, node.inputs[0] >= 0,
@@ -45,10 +40,10 @@ struct UpsamplingGroup {
                                                                        in_c: Int32(inShape[3]), out_c: Int32(filter[0]),
                                                                        kernel_h: Int32(filter[1]), kernel_w: Int32(filter[2]),
                                                                        min: lo, max: hi, sigmoid: 0))
-            if !outputs.contains(node.outputs[0]), let c = consumers[node.outputs[0]], c.count == 1,
-               case .logistic = graph.nodes[c[0]].operation, graph.nodes[c[0]].outputs.count == 1 {
-                group.sigmoid = c[0]
-                group.output = graph.nodes[c[0]].outputs[0]
+            if let c = readers.onlyConsumer(node.outputs[0]), case .logistic = graph.nodes[c].operation,
+               graph.nodes[c].outputs.count == 1 {
+                group.sigmoid = c
+                group.output = graph.nodes[c].outputs[0]
                 group.geometry.sigmoid = 1
             }
             groups.append(group)

@@ -35,7 +35,7 @@ import Testing
             let reach = (kernel - 1) * dilation + 1
             guard h + 2 * pad >= reach, w + 2 * pad >= reach else { continue }
             let outH = (h + 2 * pad - reach) / stride + 1, outW = (w + 2 * pad - reach) / stride + 1
-            let expands = int(0...2) > 0, projects = int(0...1) == 1, legacy = expands && !projects && int(0...1) == 0
+            let expands = int(0...2) > 0, projects = int(0...1) == 1
             let c = expands ? n : k
             let input = values(batch * h * w * k, seed: &seed)
             let we = values(n * k, seed: &seed), be = values(n, seed: &seed)
@@ -62,7 +62,7 @@ import Testing
             kinds.insert(kind)
             let label = "case \(caseIndex): \(kind), batch \(batch) \(h)×\(w)×\(k)→\(n)→\(m), kernel \(kernel) stride \(stride) "
                 + "dilation \(dilation) pad \(pad), band \(bandRows) rows, middle \(middleRows) rows, output rows \(first)..<\(end)"
-            #expect(fg_expand_dwconv_band_rows(&g, 1) == reach, "\(label): the smallest band is one window high")
+            #expect(fg_banded_block_band_rows(&g, 1) == reach, "\(label): the smallest band is one window high")
             for simd: Int32 in [0, 1] {
                 slopes.withUnsafeBufferPointer { s in
                     residual.withUnsafeBufferPointer { r in
@@ -103,20 +103,16 @@ import Testing
                         var band = [Float](repeating: .nan, count: bandRows * w * c)
                         var middle = [Float](repeating: .nan, count: max(1, middleRows * outW * c))
                         var banded = [Float](repeating: .nan, count: reference.count)
-                        if legacy {
-                            fg_expand_dwconv_part(input, Int32(k), pe, &ee, &g, pd, &banded, &ed, &band, bandRows, first, end, simd)
-                        } else {
-                            pe.withUnsafeBufferPointer { peb in
-                                pp.withUnsafeBufferPointer { ppb in
-                                    withUnsafePointer(to: ee) { eep in
-                                        withUnsafePointer(to: ep) { epp in
-                                            var xs = fg_pointwise_stage(packed: peb.baseAddress, k: Int32(k), n: Int32(n), epilogue: eep)
-                                            var ps = fg_pointwise_stage(packed: ppb.baseAddress, k: Int32(c), n: Int32(m), epilogue: epp)
-                                            withUnsafePointer(to: &xs) { x in
-                                                withUnsafePointer(to: &ps) { p in
-                                                    fg_banded_block_part(input, expands ? x : nil, &g, pd, &ed, projects ? p : nil, &banded,
-                                                                         &band, bandRows, &middle, middleRows, first, end, simd)
-                                                }
+                        pe.withUnsafeBufferPointer { peb in
+                            pp.withUnsafeBufferPointer { ppb in
+                                withUnsafePointer(to: ee) { eep in
+                                    withUnsafePointer(to: ep) { epp in
+                                        var xs = fg_pointwise_stage(packed: peb.baseAddress, k: Int32(k), n: Int32(n), epilogue: eep)
+                                        var ps = fg_pointwise_stage(packed: ppb.baseAddress, k: Int32(c), n: Int32(m), epilogue: epp)
+                                        withUnsafePointer(to: &xs) { x in
+                                            withUnsafePointer(to: &ps) { p in
+                                                fg_banded_block_part(input, expands ? x : nil, &g, pd, &ed, projects ? p : nil, &banded,
+                                                                     &band, bandRows, &middle, middleRows, first, end, simd)
                                             }
                                         }
                                     }

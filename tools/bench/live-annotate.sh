@@ -17,20 +17,13 @@ duration=${2:-30}
 rounds=${3:-3}
 pipeline=${PIPELINE:-pipelines/face-detect.fg}
 [ -f "$clip" ] || clip=samples/media/portrait.mp4
-bin=.build/release/framegraph
-[ -x "$bin" ] || swift build -c release --product framegraph
-make -s -C Tests/FakeCamera
-mkdir -p out/live-annotate
-raw=out/live-annotate/clip.yuyv
-ffmpeg -loglevel error -y -i "$clip" -vf scale=640:480 -frames:v 300 -pix_fmt yuyv422 -f rawvideo "$raw"
+source tools/bench/emulated-camera.sh "$clip" out/live-annotate
 # A virtual screen on a free display number.
 exec 3< <(Xvfb -displayfd 1 -screen 0 1280x720x24 -nolisten tcp 2>/dev/null)
 xvfb_pid=$!
 read -r display_number <&3
 trap 'kill $xvfb_pid 2>/dev/null || true' EXIT
-camera_env=(LD_PRELOAD="$PWD/Tests/FakeCamera/build/libfakecam.so" FAKECAM_PATH=/tmp/fakecam/video0 FAKECAM_FORMATS=YUYV
-            FAKECAM_SIZE=640x480 FAKECAM_FPS=30 FAKECAM_CLIP="$PWD/$raw" FAKECAM_CLIP_SIZE=640x480 FAKECAM_STAMP=0
-            FRAMEGRAPH_CAMERAS=/tmp/fakecam/video0 DISPLAY=":$display_number")
+camera_env+=(DISPLAY=":$display_number")
 cat > out/live-annotate/encode-only.fg <<'FG'
 source = file   path=unused.mp4
 output = encode path=out/live-annotate/encode-only.mp4

@@ -14,15 +14,7 @@ clip=${1:-../shared/media/webcam/again.mkv}
 duration=${2:-20}
 rounds=${3:-2}
 [ -f "$clip" ] || clip=samples/media/portrait.mp4
-bin=.build/release/framegraph
-[ -x "$bin" ] || swift build -c release --product framegraph
-make -s -C Tests/FakeCamera
-mkdir -p out/live-colorize
-raw=out/live-colorize/clip.yuyv
-ffmpeg -loglevel error -y -i "$clip" -vf scale=640:480 -frames:v 300 -pix_fmt yuyv422 -f rawvideo "$raw"
-camera_env=(LD_PRELOAD="$PWD/Tests/FakeCamera/build/libfakecam.so" FAKECAM_PATH=/tmp/fakecam/video0 FAKECAM_FORMATS=YUYV
-            FAKECAM_SIZE=640x480 FAKECAM_FPS=30 FAKECAM_CLIP="$PWD/$raw" FAKECAM_CLIP_SIZE=640x480 FAKECAM_STAMP=0
-            FRAMEGRAPH_CAMERAS=/tmp/fakecam/video0)
+source tools/bench/emulated-camera.sh "$clip" out/live-colorize
 for round in $(seq 1 "$rounds"); do
   for variant in webcam file; do
     stats="out/live-colorize/stats-$variant-$round.json"

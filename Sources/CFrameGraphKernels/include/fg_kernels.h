@@ -148,9 +148,9 @@ size_t fg_dwconv_blocks(const fg_conv_geometry *geometry);
 void fg_dwconv_part_channels(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
                              const fg_conv_epilogue *epilogue, size_t first, size_t end, size_t first_block, size_t end_block,
                              int allow_simd);
-/// Input rows of the expanded tensor that a band of fg_expand_dwconv_part holds when it may take
+/// Input rows of the expanded tensor that a band of fg_banded_block_part holds when it may take
 /// about `budget_floats` floats: at least one depthwise window's rows, at most the input's.
-size_t fg_expand_dwconv_band_rows(const fg_conv_geometry *dw, size_t budget_floats);
+size_t fg_banded_block_band_rows(const fg_conv_geometry *dw, size_t budget_floats);
 /// A 1×1 convolution of a banded block: weights packed by fg_conv_pack, `k` inputs, `n` outputs,
 /// its epilogue (a residual in it is indexed by the block's output pixel).
 typedef struct {
@@ -170,18 +170,6 @@ void fg_banded_block_part(const float *input, const fg_pointwise_stage *expansio
                           const float *packed_dw, const fg_conv_epilogue *dw_epilogue, const fg_pointwise_stage *projection,
                           float *out, float *band, size_t band_rows, float *mid, size_t mid_rows, size_t first, size_t end,
                           int allow_simd);
-/// A 1×1 convolution of `input` (NHWC, `k` channels, the depthwise input's batch × in_h × in_w
-/// pixels; weights packed by fg_conv_pack with n = dw->in_c, `expand_epilogue` without a residual)
-/// whose result is read only by the depthwise convolution `dw` (packed by fg_dwconv_pack), for the
-/// depthwise output rows first…end−1 (fg_dwconv_rows numbering): the expanded rows each band of
-/// output rows needs are computed into `band` (band_rows × dw->in_w × dw->in_c floats; rows the
-/// previous band already holds are moved, not recomputed), then the depthwise convolution runs on the
-/// band (fg_banded_block_part without a projection). The same values, bit for bit, as
-/// fg_pointwise_conv over the whole input and then fg_dwconv_part.
-void fg_expand_dwconv_part(const float *input, int k, const float *packed_expand, const fg_conv_epilogue *expand_epilogue,
-                           const fg_conv_geometry *dw, const float *packed_dw, float *out,
-                           const fg_conv_epilogue *dw_epilogue, float *band, size_t band_rows,
-                           size_t first, size_t end, int allow_simd);
 /// Floats per packed weight row of fg_softmax_project (k rounded up to a multiple of 8).
 size_t fg_softmax_project_padded(int k);
 /// Packs projection weights [n][k] into rows of fg_softmax_project_padded(k) floats (zeros past k).

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-size_t fg_expand_dwconv_band_rows(const fg_conv_geometry *dw, size_t budget_floats) {
+size_t fg_banded_block_band_rows(const fg_conv_geometry *dw, size_t budget_floats) {
     if (dw->in_w <= 0 || dw->in_c <= 0 || dw->kernel_h <= 0 || dw->stride_h <= 0 || dw->dilation_h <= 0) return 1;
     size_t row = (size_t)dw->in_w * (size_t)dw->in_c;
     size_t reach = (size_t)(dw->kernel_h - 1) * (size_t)dw->dilation_h + 1;
@@ -100,13 +100,4 @@ void fg_banded_block_part(const float *input, const fg_pointwise_stage *expansio
         }
         r += (size_t)(o1 - o0);
     }
-}
-
-void fg_expand_dwconv_part(const float *input, int k, const float *packed_expand, const fg_conv_epilogue *expand_epilogue,
-                           const fg_conv_geometry *dw, const float *packed_dw, float *out,
-                           const fg_conv_epilogue *dw_epilogue, float *band, size_t band_rows,
-                           size_t first, size_t end, int allow_simd) {
-    fg_pointwise_stage expansion = {packed_expand, k, dw->in_c, expand_epilogue};
-    fg_banded_block_part(input, &expansion, dw, packed_dw, dw_epilogue, NULL, out, band, band_rows, NULL, 0, first, end,
-                         allow_simd);
 }
