@@ -87,7 +87,6 @@ extension BandedBlockGroup: OwnKernelGroup {
 final class BandedBlockKernel: OwnKernel {
     let group: BandedBlockGroup
     var nodeIndices: [Int] { group.nodes.sorted() }
-    private let threadpool: pthreadpool_t?
     private let input: UnsafeMutablePointer<Float>
     private let output: UnsafeMutablePointer<Float>
     /// Packed weights, geometry, epilogues and stages in memory of their own, freed by deinit (parts
@@ -105,26 +104,15 @@ final class BandedBlockKernel: OwnKernel {
     private let middles: UnsafeMutablePointer<Float>
     private let middleRows: Int
     private let middleCount: Int
-    private let parts: Int
+    private let parts: KernelParts
     private let rowsPerPart: Int
 
     init(_ group: BandedBlockGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
          threadpool: pthreadpool_t?) throws {
         self.group = group
         let d = graph.nodes[group.depthwise.convolution]
-        let label = "banded block at \(d.operation.name) ('\(d.name)')"
-        func buffer(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
-            guard let b = buffers[tensor] else {
-                throw ModelError.runtime(operation: label, reason: "tensor '\(graph.tensors[tensor].name)' has no buffer")
-            }
-            return b.pointer
-        }
-        func constant(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
-            guard let c = constants[tensor] else {
-                throw ModelError.runtime(operation: label, reason: "tensor '\(graph.tensors[tensor].name)' is not a constant")
-            }
-            return c.floatPointer
-        }
+        let bind = KernelBindings(graph: graph, buffers: buffers, constants: constants,
+                                  label: "banded block at \(d.operation.name) ('\(d.name)')")
         /// Weights, bias, residual and PReLU slopes of one group.
         struct Operands {
             var weights: UnsafeMutablePointer<Float>, bias: UnsafeMutablePointer<Float>?
@@ -132,13 +120,12 @@ final class BandedBlockKernel: OwnKernel {
         }
         func operands(_ g: ConvolutionGroup) throws -> Operands {
             let node = graph.nodes[g.convolution]
-            return Operands(weights: try constant(node.inputs[1]),
-                            bias: node.inputs.count > 2 && node.inputs[2] >= 0 ? try constant(node.inputs[2]) : nil,
-                            residual: try g.residual.map { UnsafePointer(try buffer($0)) },
-                            slopes: try g.preluSlopes.map { UnsafePointer(try constant($0)) })
+            return Operands(weights: try bind.constant(node.inputs[1]), bias: try bind.bias(of: node),
+                            residual: try g.residual.map { UnsafePointer(try bind.buffer($0)) },
+                            slopes: try g.preluSlopes.map { UnsafePointer(try bind.constant($0)) })
         }
-        input = try buffer(group.input)
-        output = try buffer(group.output)
+        input = try bind.buffer(group.input)
+        output = try bind.buffer(group.output)
         let dw = try operands(group.depthwise)
         let ex = try group.expansion.map(operands), pr = try group.projection.map(operands)
         // Nothing below throws: what is allocated is freed by deinit.
@@ -174,16 +161,16 @@ final class BandedBlockKernel: OwnKernel {
         geometry.initialize(to: group.depthwise.geometry)
         let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
         let rows = fg_dwconv_rows(geometry)
-        parts = max(1, min(threads, rows / BandedBlockGroup.rowsPerThread))
-        rowsPerPart = (rows + parts - 1) / parts
-        self.threadpool = parts > 1 ? threadpool : nil
+        parts = KernelParts(count: min(threads, rows / BandedBlockGroup.rowsPerThread), threadpool: threadpool)
+        rowsPerPart = (rows + parts.count - 1) / parts.count
         let g = group.depthwise.geometry
         bandRows = group.expansion == nil ? 1 : fg_banded_block_band_rows(geometry, BandedBlockGroup.bandBudget)
         bandCount = bandRows * Int(g.in_w) * Int(channels)
-        bands = .allocate(capacity: bandCount * parts)
+        bands = .allocate(capacity: bandCount * parts.count)
         middleRows = group.projection == nil ? 0 : max(1, BandedBlockGroup.middleBudget / max(1, Int(g.out_w) * Int(channels)))
         middleCount = max(1, middleRows * Int(g.out_w) * Int(channels))
-        middles = .allocate(capacity: middleCount * parts)
+        middles = .allocate(capacity: middleCount * parts.count)
+        parts.bind { [unowned self] in self.run(part: $0) }
     }
 
     deinit {
@@ -194,16 +181,7 @@ final class BandedBlockKernel: OwnKernel {
         for p in allocations { p.deallocate() }
     }
 
-    func run() {
-        guard let threadpool else {
-            run(part: 0)
-            return
-        }
-        pthreadpool_parallelize_1d(threadpool, { context, part in
-            guard let context else { return }
-            Unmanaged<BandedBlockKernel>.fromOpaque(context).takeUnretainedValue().run(part: part)
-        }, Unmanaged.passUnretained(self).toOpaque(), parts, 0)
-    }
+    func run() { parts.run() }
 
     /// Depthwise output rows part·rowsPerPart …, with scratch of its own.
     private func run(part: Int) {

@@ -12,12 +12,11 @@ final class ConvolutionKernel {
     /// Scratch of `scratchCount` floats per part.
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchCount: Int
-    private let threadpool: pthreadpool_t?
     /// Parts the work is split into (1 without a thread pool): by rows (for a dense convolution each
     /// a multiple of 6 matrix rows, output pixels; for a depthwise one whole output image rows), or,
     /// when there are too few rows for every thread (7×7 or 14×14 layers), by output channels (16 per
     /// panel of a dense convolution, 8 per block of a depthwise one).
-    private let parts: Int
+    private let parts: KernelParts
     private let rowsPerPart: Int
     private let byChannels: Bool
     private let channelUnitsPerPart: Int
@@ -32,25 +31,13 @@ final class ConvolutionKernel {
          threadpool: pthreadpool_t?) throws {
         self.group = group
         let node = graph.nodes[group.convolution]
-        let label = "\(node.operation.name) ('\(node.name)')"
-        func buffer(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
-            guard let b = buffers[tensor] else {
-                throw ModelError.runtime(operation: label, reason: "tensor '\(graph.tensors[tensor].name)' has no buffer")
-            }
-            return b.pointer
-        }
-        func constant(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
-            guard let c = constants[tensor] else {
-                throw ModelError.runtime(operation: label, reason: "tensor '\(graph.tensors[tensor].name)' is not a constant")
-            }
-            return c.floatPointer
-        }
-        input = try buffer(group.input)
-        output = try buffer(group.output)
-        let weights = try constant(node.inputs[1])
-        let bias = node.inputs.count > 2 && node.inputs[2] >= 0 ? try constant(node.inputs[2]) : nil
-        let residual = try group.residual.map { UnsafePointer(try buffer($0)) }
-        let slopes = try group.preluSlopes.map { UnsafePointer(try constant($0)) }
+        let bind = KernelBindings(graph: graph, buffers: buffers, constants: constants, label: "\(node.operation.name) ('\(node.name)')")
+        input = try bind.buffer(group.input)
+        output = try bind.buffer(group.output)
+        let weights = try bind.constant(node.inputs[1])
+        let bias = try bind.bias(of: node)
+        let residual = try group.residual.map { UnsafePointer(try bind.buffer($0)) }
+        let slopes = try group.preluSlopes.map { UnsafePointer(try bind.constant($0)) }
         // Nothing below throws: what is allocated is freed by deinit.
         let k = Int32(group.windowSize), n = Int32(group.outputChannels)
         geometry = .allocate(capacity: 1)
@@ -61,15 +48,16 @@ final class ConvolutionKernel {
         // about 500 k of them (the row splits below have thresholds of their own, as before).
         let work = fg_conv_rows(geometry) * Int(k) * Int(n)
         let enough = max(1, min(threads, work / 500_000))
+        let count: Int
         switch group.kind {
         case .dense:
             let rows = fg_conv_rows(geometry), panels = fg_conv_panels(n)
             // By rows when every part gets at least 16 tiles of 6 rows, else by panels (2 at least each).
             let byRows = max(1, min(threads, rows / 96))
             byChannels = byRows < enough && panels / 2 > byRows
-            parts = byChannels ? min(enough, panels / 2) : byRows
-            rowsPerPart = byChannels ? rows : (rows + parts - 1) / parts / 6 * 6 + 6
-            channelUnitsPerPart = byChannels ? (panels + parts - 1) / parts : panels
+            count = byChannels ? min(enough, panels / 2) : byRows
+            rowsPerPart = byChannels ? rows : (rows + count - 1) / count / 6 * 6 + 6
+            channelUnitsPerPart = byChannels ? (panels + count - 1) / count : panels
             scratchCount = max(1, fg_conv_scratch_count(geometry))
             packed = .allocate(capacity: fg_conv_packed_count(k, n))
             fg_conv_pack(weights, bias, k, n, packed)
@@ -79,21 +67,22 @@ final class ConvolutionKernel {
             // channel blocks (4 at least each).
             let byRows = max(1, min(threads, rows / 8, rows * Int(geometry.pointee.out_w) * Int(n) / 1024))
             byChannels = byRows < enough && blocks / 4 > byRows
-            parts = byChannels ? min(enough, blocks / 4) : byRows
-            rowsPerPart = byChannels ? rows : (rows + parts - 1) / parts
-            channelUnitsPerPart = byChannels ? (blocks + parts - 1) / parts : blocks
+            count = byChannels ? min(enough, blocks / 4) : byRows
+            rowsPerPart = byChannels ? rows : (rows + count - 1) / count
+            channelUnitsPerPart = byChannels ? (blocks + count - 1) / count : blocks
             scratchCount = 1
             packed = .allocate(capacity: fg_dwconv_packed_count(k, n))
             fg_dwconv_pack(weights, bias, k, n, packed)
         }
-        self.threadpool = parts > 1 ? threadpool : nil
-        scratch = .allocate(capacity: scratchCount * parts)
+        parts = KernelParts(count: count, threadpool: threadpool)
+        scratch = .allocate(capacity: scratchCount * count)
         epilogue = .allocate(capacity: 1)
         epilogue.initialize(to: fg_conv_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
                                                       residual: residual, residual_stride: residual == nil ? 0 : group.residualChannels,
                                                       residual_channels: residual == nil ? 0 : Int32(group.residualChannels),
                                                       min2: group.additionRange.0, max2: group.additionRange.1,
                                                       prelu_slopes: slopes, hard_swish: group.hardSwish ? 1 : 0))
+        parts.bind { [unowned self] in self.run(part: $0) }
     }
 
     deinit {
@@ -103,19 +92,7 @@ final class ConvolutionKernel {
         epilogue.deallocate()
     }
 
-    func run() {
-        guard let threadpool else {
-            switch group.kind {
-            case .dense: fg_conv(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch, 1)
-            case .depthwise: fg_dwconv_part(input, geometry, packed, output, epilogue, 0, .max, 1)
-            }
-            return
-        }
-        pthreadpool_parallelize_1d(threadpool, { context, part in
-            guard let context else { return }
-            Unmanaged<ConvolutionKernel>.fromOpaque(context).takeUnretainedValue().run(part: part)
-        }, Unmanaged.passUnretained(self).toOpaque(), parts, 0)
-    }
+    func run() { parts.run() }
 
     /// Rows part·rowsPerPart … of the output (or its channels part·channelUnitsPerPart … panels or
     /// blocks), with scratch of its own.

@@ -84,19 +84,16 @@ final class ElementwiseKernel {
     init(_ group: ElementwiseGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer]) throws {
         self.group = group
         let label = group.nodes.map { graph.nodes[$0].operation.name }.joined(separator: "+") + " ('\(graph.nodes[group.first].name)')"
-        func buffer(_ t: Int) throws -> UnsafeMutablePointer<Float> {
-            guard let b = buffers[t] else { throw ModelError.runtime(operation: label, reason: "tensor '\(graph.tensors[t].name)' has no buffer") }
-            return b.pointer
-        }
-        input = try buffer(group.input)
-        output = try buffer(group.output)
+        let bind = KernelBindings(graph: graph, buffers: buffers, constants: [:], label: label)
+        input = try bind.buffer(group.input)
+        output = try bind.buffer(group.output)
         switch group.kind {
         case .scaleAdd(let g, let skip):
-            gate = try buffer(g)
-            other = try buffer(skip)
+            gate = try bind.buffer(g)
+            other = try bind.buffer(skip)
         case .addMean(let o):
             gate = nil
-            other = try buffer(o)
+            other = try bind.buffer(o)
         }
     }
 

@@ -80,41 +80,37 @@ final class SoftmaxProjectionKernel {
     private let input: UnsafeMutablePointer<Float>
     private let output: UnsafeMutablePointer<Float>
     private let rows: Int
-    private let threadpool: pthreadpool_t?
-    private let parts: Int
+    private let parts: KernelParts
     private let rowsPerPart: Int
 
     init(_ group: SoftmaxProjectionGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
          threadpool: pthreadpool_t?) throws {
         self.group = group
         let node = graph.nodes[group.convolution]
-        let label = "SOFTMAX+CONV_2D ('\(graph.nodes[group.softmax].name)')"
-        guard let inputBuffer = buffers[group.input], let outputBuffer = buffers[group.output] else {
-            throw ModelError.runtime(operation: label, reason: "its input or output has no buffer")
-        }
-        guard let weights = constants[node.inputs[1]] else {
-            throw ModelError.runtime(operation: label, reason: "the projection's weights are not a constant")
-        }
-        input = inputBuffer.pointer
-        output = outputBuffer.pointer
+        let bind = KernelBindings(graph: graph, buffers: buffers, constants: constants,
+                                  label: "SOFTMAX+CONV_2D ('\(graph.nodes[group.softmax].name)')")
+        input = try bind.buffer(group.input)
+        output = try bind.buffer(group.output)
+        let weights = try bind.constant(node.inputs[1])
+        let projectionBias = try bind.bias(of: node)
         rows = graph.tensors[group.input].shape.dropLast().reduce(1, *)
         let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
         // Split only when every part gets at least 256 rows.
-        parts = max(1, min(threads, rows / 256))
-        rowsPerPart = (rows + parts - 1) / parts
-        self.threadpool = parts > 1 ? threadpool : nil
+        parts = KernelParts(count: min(threads, rows / 256), threadpool: threadpool)
+        rowsPerPart = (rows + parts.count - 1) / parts.count
         let k = Int32(group.classes), n = Int32(group.outputs)
         scratchCount = fg_softmax_project_padded(k)
         // Nothing below throws: what is allocated is freed by deinit.
         packed = .allocate(capacity: scratchCount * group.outputs)
-        fg_softmax_project_pack(weights.floatPointer, k, n, packed)
-        if node.inputs.count > 2, node.inputs[2] >= 0, let b = constants[node.inputs[2]] {
+        fg_softmax_project_pack(weights, k, n, packed)
+        if let projectionBias {
             bias = .allocate(capacity: group.outputs)
-            bias?.update(from: b.floatPointer, count: group.outputs)
+            bias?.update(from: projectionBias, count: group.outputs)
         } else {
             bias = nil
         }
-        scratch = .allocate(capacity: scratchCount * parts)
+        scratch = .allocate(capacity: scratchCount * parts.count)
+        parts.bind { [unowned self] in self.run(part: $0) }
     }
 
     deinit {
@@ -123,16 +119,7 @@ final class SoftmaxProjectionKernel {
         scratch.deallocate()
     }
 
-    func run() {
-        guard let threadpool else {
-            run(part: 0)
-            return
-        }
-        pthreadpool_parallelize_1d(threadpool, { context, part in
-            guard let context else { return }
-            Unmanaged<SoftmaxProjectionKernel>.fromOpaque(context).takeUnretainedValue().run(part: part)
-        }, Unmanaged.passUnretained(self).toOpaque(), parts, 0)
-    }
+    func run() { parts.run() }
 
     /// Rows part·rowsPerPart … of the output, with scratch of its own.
     private func run(part: Int) {

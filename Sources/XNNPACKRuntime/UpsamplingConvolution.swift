@@ -60,37 +60,34 @@ final class UpsamplingKernel {
     private let geometry: UnsafeMutablePointer<fg_upsample_geometry>
     private let input: UnsafeMutablePointer<Float>
     private let output: UnsafeMutablePointer<Float>
-    private let threadpool: pthreadpool_t?
-    private let parts: Int
+    private let parts: KernelParts
     private let pixelsPerPart: Int
 
     init(_ group: UpsamplingGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
          threadpool: pthreadpool_t?) throws {
         self.group = group
         let node = graph.nodes[group.convolution]
-        let label = "TRANSPOSE_CONV ('\(node.name)')"
-        guard let inputBuffer = buffers[group.input], let outputBuffer = buffers[group.output] else {
-            throw ModelError.runtime(operation: label, reason: "its input or output has no buffer")
-        }
-        guard let weights = constants[node.inputs[1]] else {
-            throw ModelError.runtime(operation: label, reason: "its weights are not a constant")
-        }
-        let bias = node.inputs.count > 2 && node.inputs[2] >= 0 ? constants[node.inputs[2]] : nil
-        input = inputBuffer.pointer
-        output = outputBuffer.pointer
+        let bind = KernelBindings(graph: graph, buffers: buffers, constants: constants, label: "TRANSPOSE_CONV ('\(node.name)')")
+        input = try bind.buffer(group.input)
+        output = try bind.buffer(group.output)
+        let weights = try bind.constant(node.inputs[1])
+        let bias = try bind.bias(of: node)
         let g = group.geometry
         let outputsPerPixel = Int(g.out_c * g.kernel_h * g.kernel_w)
         // Nothing below throws: what is allocated is freed by deinit.
         geometry = .allocate(capacity: 1)
         geometry.initialize(to: g)
         packed = .allocate(capacity: fg_upsample_conv_packed_count(g.in_c, Int32(outputsPerPixel)))
-        fg_upsample_conv_pack(weights.floatPointer, bias?.floatPointer, g.out_c, g.kernel_h, g.kernel_w, g.in_c, packed)
+        fg_upsample_conv_pack(weights, bias, g.out_c, g.kernel_h, g.kernel_w, g.in_c, packed)
         let pixels = fg_upsample_conv_pixels(geometry)
         let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
         // Split only when every part gets at least 1024 input pixels.
-        parts = max(1, min(threads, pixels / 1024))
-        pixelsPerPart = (pixels + parts - 1) / parts
-        self.threadpool = parts > 1 ? threadpool : nil
+        parts = KernelParts(count: min(threads, pixels / 1024), threadpool: threadpool)
+        pixelsPerPart = (pixels + parts.count - 1) / parts.count
+        parts.bind { [unowned self] in
+            let first = $0 * self.pixelsPerPart
+            fg_upsample_conv_part(self.input, self.geometry, self.packed, self.output, first, first + self.pixelsPerPart, 1)
+        }
     }
 
     deinit {
@@ -98,16 +95,5 @@ final class UpsamplingKernel {
         geometry.deallocate()
     }
 
-    func run() {
-        guard let threadpool else {
-            fg_upsample_conv_part(input, geometry, packed, output, 0, .max, 1)
-            return
-        }
-        pthreadpool_parallelize_1d(threadpool, { context, part in
-            guard let context else { return }
-            let kernel = Unmanaged<UpsamplingKernel>.fromOpaque(context).takeUnretainedValue()
-            let first = part * kernel.pixelsPerPart
-            fg_upsample_conv_part(kernel.input, kernel.geometry, kernel.packed, kernel.output, first, first + kernel.pixelsPerPart, 1)
-        }, Unmanaged.passUnretained(self).toOpaque(), parts, 0)
-    }
+    func run() { parts.run() }
 }

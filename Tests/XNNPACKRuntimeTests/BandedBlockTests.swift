@@ -9,14 +9,6 @@ import Testing
 /// An inverted-residual block — expansion (1×1), depthwise, projection (1×1) — run band by band
 /// (`fg_banded_block_part`, ``BandedBlockGroup``).
 @Suite struct BandedBlockTests {
-    /// Deterministic pseudo-random floats in −1…1.
-    func values(_ count: Int, seed: inout UInt64) -> [Float] {
-        (0..<count).map { _ in
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
-        }
-    }
-
     /// Random shapes, kernels, strides, paddings, epilogues, band sizes, row ranges and blocks (with
     /// and without the expansion, with and without the projection and its residual): the banded pass
     /// gives the bits of the kernels run one after the other over whole tensors, in both builds, and
@@ -37,12 +29,12 @@ import Testing
             let outH = (h + 2 * pad - reach) / stride + 1, outW = (w + 2 * pad - reach) / stride + 1
             let expands = int(0...2) > 0, projects = int(0...1) == 1
             let c = expands ? n : k
-            let input = values(batch * h * w * k, seed: &seed)
-            let we = values(n * k, seed: &seed), be = values(n, seed: &seed)
-            let wd = values(kernel * kernel * c, seed: &seed), bd = values(c, seed: &seed)
-            let wp = values(m * c, seed: &seed), bp = values(m, seed: &seed)
+            let input = pseudoRandomValues(batch * h * w * k, seed: &seed)
+            let we = pseudoRandomValues(n * k, seed: &seed), be = pseudoRandomValues(n, seed: &seed)
+            let wd = pseudoRandomValues(kernel * kernel * c, seed: &seed), bd = pseudoRandomValues(c, seed: &seed)
+            let wp = pseudoRandomValues(m * c, seed: &seed), bp = pseudoRandomValues(m, seed: &seed)
             let outC = projects ? m : c
-            let residual = values(batch * outH * outW * outC, seed: &seed), slopes = values(max(n, m), seed: &seed)
+            let residual = pseudoRandomValues(batch * outH * outW * outC, seed: &seed), slopes = pseudoRandomValues(max(n, m), seed: &seed)
             var pe = [Float](repeating: .nan, count: fg_conv_packed_count(Int32(k), Int32(n)))
             fg_conv_pack(we, be, Int32(k), Int32(n), &pe)
             var pd = [Float](repeating: .nan, count: fg_dwconv_packed_count(Int32(kernel * kernel), Int32(c)))
@@ -154,7 +146,7 @@ import Testing
         let bandedOnTwo = parallel.planSummary.components(separatedBy: "DEPTHWISE_CONV_2D+CONV_2D").count - 1
         #expect(bandedOnTwo >= 3 && bandedOnTwo < banded, "\(bandedOnTwo) banded blocks on two threads, \(banded) on one")
         var seed: UInt64 = 5
-        let inputs = (0..<fused.inputCount).map { values(fused.input($0).count, seed: &seed) }
+        let inputs = (0..<fused.inputCount).map { pseudoRandomValues(fused.input($0).count, seed: &seed) }
         let a = try fused.predict(inputs), p = try parallel.predict(inputs)
         let plain = try Predictor(graph: graph, options: .init(convolutions: .xnnpack)).predict(inputs)
         for (i, y) in plain.enumerated() {

@@ -10,14 +10,6 @@ import TFLiteImport
 /// FrameGraph's own convolution kernel (`fg_conv`, `fg_pointwise_conv`) and the fusion that hands it
 /// the addition, channel pad and PReLU / hard-swish after a convolution.
 @Suite struct ConvolutionKernelTests {
-    /// Deterministic pseudo-random floats in −1…1.
-    func values(_ count: Int, seed: inout UInt64) -> [Float] {
-        (0..<count).map { _ in
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
-        }
-    }
-
     /// One random case: shapes, epilogue, and the outputs of the AVX2 and scalar builds and of a
     /// double-precision reference.
     func runCase(seed start: UInt64) -> (vector: [Float], scalar: [Float], reference: [Double], label: String) {
@@ -27,10 +19,10 @@ import TFLiteImport
             return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
         }
         let rows = int(1...40), k = int(1...70), n = int(1...50)
-        let input = values(rows * k, seed: &seed), weights = values(n * k, seed: &seed), bias = values(n, seed: &seed)
+        let input = pseudoRandomValues(rows * k, seed: &seed), weights = pseudoRandomValues(n * k, seed: &seed), bias = pseudoRandomValues(n, seed: &seed)
         let residualChannels = int(0...2) == 0 ? 0 : int(1...n)
-        let residual = values(rows * max(residualChannels, 1), seed: &seed)
-        let slopes = values(n, seed: &seed)
+        let residual = pseudoRandomValues(rows * max(residualChannels, 1), seed: &seed)
+        let slopes = pseudoRandomValues(n, seed: &seed)
         let tail = int(0...2)  // 0 none, 1 PReLU, 2 hard-swish
         let (min1, max1): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (0, 6)
         let (min2, max2): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (-0.5, 0.75)
@@ -85,8 +77,8 @@ import TFLiteImport
     @Test func aSingleRowTakesFourPanelsAtATimeAndKeepsItsValues() {
         var seed: UInt64 = 1404
         let (k, n) = (37, 140)
-        let input = values(k, seed: &seed), weights = values(n * k, seed: &seed), bias = values(n, seed: &seed)
-        let residual = values(n, seed: &seed), slopes = values(n, seed: &seed)
+        let input = pseudoRandomValues(k, seed: &seed), weights = pseudoRandomValues(n * k, seed: &seed), bias = pseudoRandomValues(n, seed: &seed)
+        let residual = pseudoRandomValues(n, seed: &seed), slopes = pseudoRandomValues(n, seed: &seed)
         var packed = [Float](repeating: .nan, count: fg_conv_packed_count(Int32(k), Int32(n)))
         fg_conv_pack(weights, bias, Int32(k), Int32(n), &packed)
         for tail in 0...2 {
@@ -134,7 +126,7 @@ import TFLiteImport
             let padTop = int(0...kh), padLeft = int(0...kw)
             let outH = max(1, (inH + 2 * padTop - dh * (kh - 1) - 1) / sh + 1), outW = max(1, (inW + 2 * padLeft - dw * (kw - 1) - 1) / sw + 1)
             let k = kh * kw * inC
-            let input = values(batch * inH * inW * inC, seed: &seed), weights = values(n * k, seed: &seed), bias = values(n, seed: &seed)
+            let input = pseudoRandomValues(batch * inH * inW * inC, seed: &seed), weights = pseudoRandomValues(n * k, seed: &seed), bias = pseudoRandomValues(n, seed: &seed)
             var g = fg_conv_geometry(batch: Int32(batch), in_h: Int32(inH), in_w: Int32(inW), in_c: Int32(inC), kernel_h: Int32(kh), kernel_w: Int32(kw),
                                      stride_h: Int32(sh), stride_w: Int32(sw), dilation_h: Int32(dh), dilation_w: Int32(dw),
                                      pad_top: Int32(padTop), pad_left: Int32(padLeft), out_h: Int32(outH), out_w: Int32(outW))
@@ -175,10 +167,10 @@ import TFLiteImport
     @Test func channelsSplitIntoPanelsGiveTheSameValues() {
         var seed: UInt64 = 77
         let (h, w, inC, n) = (7, 7, 24, 88)
-        let input = values(h * w * inC, seed: &seed)
+        let input = pseudoRandomValues(h * w * inC, seed: &seed)
         for (kernel, stride) in [(1, 1), (3, 2)] {
             let pad = kernel / 2, out = (h + 2 * pad - kernel) / stride + 1, k = kernel * kernel * inC
-            let weights = values(n * k, seed: &seed), bias = values(n, seed: &seed)
+            let weights = pseudoRandomValues(n * k, seed: &seed), bias = pseudoRandomValues(n, seed: &seed)
             var g = fg_conv_geometry(batch: 1, in_h: Int32(h), in_w: Int32(w), in_c: Int32(inC), kernel_h: Int32(kernel), kernel_w: Int32(kernel),
                                      stride_h: Int32(stride), stride_w: Int32(stride), dilation_h: 1, dilation_w: 1,
                                      pad_top: Int32(pad), pad_left: Int32(pad), out_h: Int32(out), out_w: Int32(out))
@@ -216,8 +208,8 @@ import TFLiteImport
         var g = NeuralGraph()
         let x = g.addTensor(TensorValue(name: "x", shape: [1, 7, 9, 4]))
         let small = g.addTensor(TensorValue(name: "small", shape: [1, 7, 9, 3]))
-        let w = g.addTensor(TensorValue(name: "w", shape: [5, 1, 1, 4], constant: ConstantStorage(floats: values(20, seed: &seed).map { $0 * 3 })))
-        let b = g.addTensor(TensorValue(name: "b", shape: [5], constant: ConstantStorage(floats: values(5, seed: &seed))))
+        let w = g.addTensor(TensorValue(name: "w", shape: [5, 1, 1, 4], constant: ConstantStorage(floats: pseudoRandomValues(20, seed: &seed).map { $0 * 3 })))
+        let b = g.addTensor(TensorValue(name: "b", shape: [5], constant: ConstantStorage(floats: pseudoRandomValues(5, seed: &seed))))
         let conv = g.addTensor(TensorValue(name: "conv", shape: [1, 7, 9, 5]))
         let padded = g.addTensor(TensorValue(name: "padded", shape: [1, 7, 9, 5]))
         let sum = g.addTensor(TensorValue(name: "sum", shape: [1, 7, 9, 5]))
@@ -236,7 +228,7 @@ import TFLiteImport
         let plain = try Predictor(graph: g, options: .init(convolutions: .xnnpack))
         #expect(fused.planSummary == "own(CONV_2D+PAD+ADD+PRELU)")
         #expect(plain.planSummary == "xnnpack(4 ops)")
-        let inputs = [values(7 * 9 * 4, seed: &seed).map { $0 * 2 }, values(7 * 9 * 3, seed: &seed).map { $0 * 2 }]
+        let inputs = [pseudoRandomValues(7 * 9 * 4, seed: &seed).map { $0 * 2 }, pseudoRandomValues(7 * 9 * 3, seed: &seed).map { $0 * 2 }]
         let a = try fused.predict(inputs), c = try plain.predict(inputs)
         let worst = zip(a[0], c[0]).map { abs($0 - $1) }.max() ?? .infinity
         #expect(worst < 1e-5, "fused kernel vs XNNPACK: max |diff| \(worst)")
@@ -266,7 +258,7 @@ import TFLiteImport
         #expect(fused.planSummary.contains(expectedGroup), "\(file): \(fused.planSummary)")
         #expect(!plain.planSummary.contains("own("))
         var seed: UInt64 = 11
-        let inputs = (0..<fused.inputCount).map { values(fused.input($0).count, seed: &seed).map { $0 * 0.5 + 0.5 } }
+        let inputs = (0..<fused.inputCount).map { pseudoRandomValues(fused.input($0).count, seed: &seed).map { $0 * 0.5 + 0.5 } }
         // Two threads split each convolution's rows or channels between them: the same arithmetic per value.
         let parallel = try Predictor(graph: graph, options: .init(threads: 2, convolutions: .own))
         let a = try fused.predict(inputs), c = try plain.predict(inputs), p = try parallel.predict(inputs)

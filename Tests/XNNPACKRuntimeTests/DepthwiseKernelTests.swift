@@ -1,19 +1,12 @@
 import CFrameGraphKernels
 import Foundation
 import NeuralGraph
+import TestSupport
 import Testing
 @testable import XNNPACKRuntime
 
 /// FrameGraph's own depthwise convolution kernel (`fg_dwconv_part`) and the plans that use it.
 @Suite struct DepthwiseKernelTests {
-    /// Deterministic pseudo-random floats in −1…1.
-    func values(_ count: Int, seed: inout UInt64) -> [Float] {
-        (0..<count).map { _ in
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
-        }
-    }
-
     /// Random geometries (the common 3×3 and 5×5 kernels with strides 1 and 2, which take the wide
     /// tiles, and any other kernel, stride and dilation), channel counts with and without a partial
     /// block, every epilogue: the AVX2 and scalar builds agree bit for bit, and the scalar build
@@ -35,9 +28,9 @@ import Testing
             let outH = max(1, (inH + 2 * padTop - dh * (kh - 1) - 1) / sh + 1), outW = max(1, (inW + 2 * padLeft - dw * (kw - 1) - 1) / sw + 1)
             if common && outW >= 8 { wide += 1 }
             let taps = kh * kw
-            let input = values(batch * inH * inW * channels, seed: &seed), weights = values(taps * channels, seed: &seed)
-            let bias = values(channels, seed: &seed), slopes = values(channels, seed: &seed)
-            let residual = values(batch * outH * outW * channels, seed: &seed)
+            let input = pseudoRandomValues(batch * inH * inW * channels, seed: &seed), weights = pseudoRandomValues(taps * channels, seed: &seed)
+            let bias = pseudoRandomValues(channels, seed: &seed), slopes = pseudoRandomValues(channels, seed: &seed)
+            let residual = pseudoRandomValues(batch * outH * outW * channels, seed: &seed)
             let residualChannels = int(0...2) == 0 ? 0 : int(1...channels)
             let tail = int(0...2)  // 0 none, 1 PReLU, 2 hard-swish
             let (min1, max1): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (0, 6)
@@ -93,7 +86,7 @@ import Testing
     @Test func rowsSplitIntoPartsGiveTheSameValues() {
         var seed: UInt64 = 7
         let (h, w, c) = (19, 21, 24)
-        let input = values(h * w * c, seed: &seed), weights = values(9 * c, seed: &seed), bias = values(c, seed: &seed)
+        let input = pseudoRandomValues(h * w * c, seed: &seed), weights = pseudoRandomValues(9 * c, seed: &seed), bias = pseudoRandomValues(c, seed: &seed)
         var g = fg_conv_geometry(batch: 1, in_h: Int32(h), in_w: Int32(w), in_c: Int32(c), kernel_h: 3, kernel_w: 3, stride_h: 1, stride_w: 1,
                                  dilation_h: 1, dilation_w: 1, pad_top: 1, pad_left: 1, out_h: Int32(h), out_w: Int32(w))
         var packed = [Float](repeating: 0, count: fg_dwconv_packed_count(9, Int32(c)))
@@ -112,8 +105,8 @@ import Testing
     @Test func channelsSplitIntoBlocksGiveTheSameValues() {
         var seed: UInt64 = 8
         let (h, w, c) = (7, 9, 44)
-        let input = values(h * w * c, seed: &seed), weights = values(25 * c, seed: &seed), bias = values(c, seed: &seed)
-        let residual = values(h * w * c, seed: &seed)
+        let input = pseudoRandomValues(h * w * c, seed: &seed), weights = pseudoRandomValues(25 * c, seed: &seed), bias = pseudoRandomValues(c, seed: &seed)
+        let residual = pseudoRandomValues(h * w * c, seed: &seed)
         for stride in [1, 2] {
             let out = (h - 1) / stride + 1, outW = (w - 1) / stride + 1
             var g = fg_conv_geometry(batch: 1, in_h: Int32(h), in_w: Int32(w), in_c: Int32(c), kernel_h: 5, kernel_w: 5,
@@ -156,12 +149,12 @@ import Testing
         var g = NeuralGraph()
         let x = g.addTensor(TensorValue(name: "x", shape: [1, 11, 13, 12]))
         let skip = g.addTensor(TensorValue(name: "skip", shape: [1, 11, 13, 12]))
-        let w = g.addTensor(TensorValue(name: "w", shape: [1, 3, 3, 12], constant: ConstantStorage(floats: values(108, seed: &seed))))
-        let b = g.addTensor(TensorValue(name: "b", shape: [12], constant: ConstantStorage(floats: values(12, seed: &seed))))
+        let w = g.addTensor(TensorValue(name: "w", shape: [1, 3, 3, 12], constant: ConstantStorage(floats: pseudoRandomValues(108, seed: &seed))))
+        let b = g.addTensor(TensorValue(name: "b", shape: [12], constant: ConstantStorage(floats: pseudoRandomValues(12, seed: &seed))))
         let conv = g.addTensor(TensorValue(name: "conv", shape: [1, 11, 13, 12]))
         let sum = g.addTensor(TensorValue(name: "sum", shape: [1, 11, 13, 12]))
         let y = g.addTensor(TensorValue(name: "y", shape: [1, 11, 13, 12]))
-        let w2 = g.addTensor(TensorValue(name: "w2", shape: [1, 3, 3, 24], constant: ConstantStorage(floats: values(216, seed: &seed))))
+        let w2 = g.addTensor(TensorValue(name: "w2", shape: [1, 3, 3, 24], constant: ConstantStorage(floats: pseudoRandomValues(216, seed: &seed))))
         let doubled = g.addTensor(TensorValue(name: "doubled", shape: [1, 11, 13, 24]))
         g.nodes = [
             NeuralNode(operation: .depthwiseConv2d(ConvolutionParameters(padding: .same, activation: .relu6)), inputs: [x, w, b],
@@ -178,7 +171,7 @@ import Testing
         let plain = try Predictor(graph: g, options: .init(convolutions: .xnnpack))
         #expect(fused.planSummary == "own(DEPTHWISE_CONV_2D+ADD+HARD_SWISH) → xnnpack(1 ops)")
         #expect(plain.planSummary == "xnnpack(4 ops)")
-        let inputs = [values(11 * 13 * 12, seed: &seed).map { $0 * 3 }, values(11 * 13 * 12, seed: &seed).map { $0 * 3 }]
+        let inputs = [pseudoRandomValues(11 * 13 * 12, seed: &seed).map { $0 * 3 }, pseudoRandomValues(11 * 13 * 12, seed: &seed).map { $0 * 3 }]
         let a = try fused.predict(inputs), c = try plain.predict(inputs)
         for (i, (p, q)) in zip(a, c).enumerated() {
             let worst = zip(p, q).map { abs($0 - $1) }.max() ?? .infinity

@@ -10,19 +10,12 @@ import TFLiteImport
 /// MediaPipe's segmentation decoders gate a tensor by channel and add a skip, and pool the sum of two
 /// tensors.
 @Suite struct ElementwiseFusionTests {
-    func values(_ count: Int, seed: inout UInt64) -> [Float] {
-        (0..<count).map { _ in
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
-        }
-    }
-
     /// Both kernels, both builds, channel counts with and without whole vectors, pixel counts with
     /// and without whole runs of eight: bit for bit the same, and as defined.
     @Test func bothBuildsAgreeAndFollowTheDefinition() {
         var seed: UInt64 = 12
         for (pixels, channels) in [(1, 1), (7, 8), (9, 16), (64, 24), (333, 5), (4096, 16)] {
-            let a = values(pixels * channels, seed: &seed), b = values(pixels * channels, seed: &seed), gate = values(channels, seed: &seed)
+            let a = pseudoRandomValues(pixels * channels, seed: &seed), b = pseudoRandomValues(pixels * channels, seed: &seed), gate = pseudoRandomValues(channels, seed: &seed)
             var v = [Float](repeating: .nan, count: pixels * channels), s = v
             fg_scale_add(a, gate, b, pixels, channels, &v, 1)
             fg_scale_add(a, gate, b, pixels, channels, &s, 0)
@@ -51,7 +44,7 @@ import TFLiteImport
         let plain = try Predictor(graph: graph, options: .init(convolutions: .xnnpack))
         #expect(fused.planSummary.contains("own(MUL+ADD)") && fused.planSummary.contains("own(ADD+AVERAGE_POOL_2D)"), "\(fused.planSummary)")
         var seed: UInt64 = 5
-        let inputs = [values(fused.input(0).count, seed: &seed).map { $0 * 0.5 + 0.5 }]
+        let inputs = [pseudoRandomValues(fused.input(0).count, seed: &seed).map { $0 * 0.5 + 0.5 }]
         let a = try fused.predict(inputs)[0], c = try plain.predict(inputs)[0]
         let worst = zip(a, c).map { abs($0 - $1) }.max() ?? .infinity
         #expect(worst < 1e-5, "mask, fused vs XNNPACK: max |diff| \(worst)")

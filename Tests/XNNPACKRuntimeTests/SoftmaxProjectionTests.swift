@@ -9,14 +9,6 @@ import Testing
 /// FrameGraph's softmax + 1×1 projection kernel (`fg_softmax_project`) and the plans that use it (the
 /// colorizer's annealed mean).
 @Suite struct SoftmaxProjectionTests {
-    /// Deterministic pseudo-random floats in −1…1.
-    func values(_ count: Int, seed: inout UInt64) -> [Float] {
-        (0..<count).map { _ in
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
-        }
-    }
-
     /// Random row lengths (with and without a partial vector), scales (a temperature, 1, a negative
     /// one), logits far apart and close together, projections with and without bias and clamp: the
     /// AVX2 and scalar builds agree bit for bit and both follow the definition (double precision).
@@ -31,9 +23,9 @@ import Testing
             let rows = int(1...30), k = int(1...200), n = int(1...6)
             let spread = Float([1, 10, 60][int(0...2)])
             let scale: Float = [1 / 0.7, 1, -0.5, 2.5][int(0...3)]
-            let logits = values(rows * k, seed: &seed).map { $0 * spread }
-            let weights = values(n * k, seed: &seed).map { $0 * 90 }
-            let bias = int(0...1) == 0 ? nil : values(n, seed: &seed)
+            let logits = pseudoRandomValues(rows * k, seed: &seed).map { $0 * spread }
+            let weights = pseudoRandomValues(n * k, seed: &seed).map { $0 * 90 }
+            let bias = int(0...1) == 0 ? nil : pseudoRandomValues(n, seed: &seed)
             let (lo, hi): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (-20, 20)
             var packed = [Float](repeating: .nan, count: fg_softmax_project_padded(Int32(k)) * n)
             fg_softmax_project_pack(weights, Int32(k), Int32(n), &packed)
@@ -84,7 +76,7 @@ import Testing
             let t = g.addTensor(TensorValue(name: "inverseT", shape: [1], constant: ConstantStorage(floats: [1 / 0.38])))
             let scaled = g.addTensor(TensorValue(name: "scaled", shape: [1, 9, 7, 37]))
             let p = g.addTensor(TensorValue(name: "p", shape: [1, 9, 7, 37]))
-            let w = g.addTensor(TensorValue(name: "centres", shape: [2, 1, 1, 37], constant: ConstantStorage(floats: values(74, seed: &seed).map { $0 * 80 })))
+            let w = g.addTensor(TensorValue(name: "centres", shape: [2, 1, 1, 37], constant: ConstantStorage(floats: pseudoRandomValues(74, seed: &seed).map { $0 * 80 })))
             let b = g.addTensor(TensorValue(name: "b", shape: [2], constant: ConstantStorage(floats: [0.5, -0.25])))
             let ab = g.addTensor(TensorValue(name: "ab", shape: [1, 9, 7, 2]))
             g.nodes = [
@@ -101,7 +93,7 @@ import Testing
         let fused = try Predictor(graph: g, options: .init(convolutions: .own))
         let plain = try Predictor(graph: g, options: .init(convolutions: .xnnpack))
         #expect(fused.planSummary == "own(MUL+SOFTMAX+CONV_2D)")
-        let inputs = [values(9 * 7 * 37, seed: &seed).map { $0 * 4 }]
+        let inputs = [pseudoRandomValues(9 * 7 * 37, seed: &seed).map { $0 * 4 }]
         let a = try fused.predict(inputs)[0], c = try plain.predict(inputs)[0]
         let worst = zip(a, c).map { abs($0 - $1) }.max() ?? .infinity
         #expect(worst < 1e-4, "fused vs XNNPACK: max |diff| \(worst)")
@@ -118,7 +110,7 @@ import Testing
         let plain = try Predictor(graph: graph, options: .init(convolutions: .xnnpack))
         #expect(fused.planSummary.hasSuffix("own(MUL+SOFTMAX+CONV_2D)"), "\(fused.planSummary)")
         var seed: UInt64 = 19
-        let inputs = [values(fused.input(0).count, seed: &seed)]
+        let inputs = [pseudoRandomValues(fused.input(0).count, seed: &seed)]
         let a = try fused.predict(inputs)[0], c = try plain.predict(inputs)[0]
         let worst = zip(a, c).map { abs($0 - $1) }.max() ?? .infinity
         #expect(worst < 2e-3, "colorizer a/b, fused vs XNNPACK: max |diff| \(worst) Lab units")

@@ -1,6 +1,7 @@
 import CFrameGraphKernels
 import Foundation
 import NeuralGraph
+import TestSupport
 import Testing
 @testable import XNNPACKRuntime
 
@@ -8,14 +9,6 @@ import Testing
 /// (`fg_upsample_conv_part`: MediaPipe's final segmentation layer), with and without the sigmoid
 /// after it.
 @Suite struct UpsamplingKernelTests {
-    /// Deterministic pseudo-random floats in −1…1.
-    func values(_ count: Int, seed: inout UInt64) -> [Float] {
-        (0..<count).map { _ in
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
-        }
-    }
-
     /// Random sizes (MediaPipe's 2×2 → 1 with 8 or 16 input channels, which takes the transposed
     /// tiles, and other kernels, channel counts and output channels), clamps and the sigmoid: the
     /// AVX2 and scalar builds agree bit for bit and follow the definition.
@@ -33,8 +26,8 @@ import Testing
             let kh = mediaPipe ? 2 : int(1...3), kw = mediaPipe ? 2 : int(1...3)
             let sigmoid = int(0...1) == 1
             let (lo, hi): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (-1, 2)
-            let input = values(batch * h * w * cin, seed: &seed).map { $0 * 3 }
-            let weights = values(oc * kh * kw * cin, seed: &seed), bias = values(oc, seed: &seed)
+            let input = pseudoRandomValues(batch * h * w * cin, seed: &seed).map { $0 * 3 }
+            let weights = pseudoRandomValues(oc * kh * kw * cin, seed: &seed), bias = pseudoRandomValues(oc, seed: &seed)
             var g = fg_upsample_geometry(batch: Int32(batch), in_h: Int32(h), in_w: Int32(w), in_c: Int32(cin), out_c: Int32(oc),
                                          kernel_h: Int32(kh), kernel_w: Int32(kw), min: lo, max: hi, sigmoid: sigmoid ? 1 : 0)
             var packed = [Float](repeating: .nan, count: fg_upsample_conv_packed_count(Int32(cin), Int32(oc * kh * kw)))
@@ -73,7 +66,7 @@ import Testing
         var seed: UInt64 = 8
         var g = NeuralGraph()
         let x = g.addTensor(TensorValue(name: "x", shape: [1, 12, 20, 16]))
-        let w = g.addTensor(TensorValue(name: "w", shape: [1, 2, 2, 16], constant: ConstantStorage(floats: values(64, seed: &seed))))
+        let w = g.addTensor(TensorValue(name: "w", shape: [1, 2, 2, 16], constant: ConstantStorage(floats: pseudoRandomValues(64, seed: &seed))))
         let b = g.addTensor(TensorValue(name: "b", shape: [1], constant: ConstantStorage(floats: [0.25])))
         let logits = g.addTensor(TensorValue(name: "logits", shape: [1, 24, 40, 1]))
         let mask = g.addTensor(TensorValue(name: "mask", shape: [1, 24, 40, 1]))
@@ -88,7 +81,7 @@ import Testing
         let fused = try Predictor(graph: g, options: .init(convolutions: .own))
         let plain = try Predictor(graph: g, options: .init(convolutions: .xnnpack))
         #expect(fused.planSummary == "own(TRANSPOSE_CONV+LOGISTIC)")
-        let inputs = [values(12 * 20 * 16, seed: &seed).map { $0 * 2 }]
+        let inputs = [pseudoRandomValues(12 * 20 * 16, seed: &seed).map { $0 * 2 }]
         let a = try fused.predict(inputs)[0], c = try plain.predict(inputs)[0]
         let worst = zip(a, c).map { abs($0 - $1) }.max() ?? .infinity
         #expect(worst < 1e-6, "fused vs XNNPACK: max |diff| \(worst)")
