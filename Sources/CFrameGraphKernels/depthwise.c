@@ -107,6 +107,19 @@ typedef struct {
     __m256 min1, max1, min2, max2;
 } dw_row;
 
+/// The epilogue of eight channels from cb of output pixel `pixel` (its accumulator `acc`), stored:
+/// the first `have` only when `masked`.
+FG_AVX2 __attribute__((always_inline)) static inline void finish_store8(const int flags, const int masked, const dw_row *r, __m256 acc,
+                                                                        size_t pixel, size_t cb, __m256 slope, long have) {
+    float *o = r->out + pixel * r->c + cb;
+    __m256 v = fg_finish8(flags, acc, pixel, cb, slope, r->e, r->min1, r->max1, r->min2, r->max2);
+    if (masked) {
+        fg_store_first(o, v, have);
+    } else {
+        _mm256_storeu_ps(o, v);
+    }
+}
+
 /// Eight channels from `p`: the first `have` only when `masked` (the rest read as zero).
 FG_AVX2 __attribute__((always_inline)) static inline __m256 load8(const float *p, int masked, __m256i mask) {
     return masked ? _mm256_maskload_ps(p, mask) : _mm256_loadu_ps(p);
@@ -176,17 +189,8 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile(const int flags, 
     for (int j = 0; j < PIXELS; j++) {
         if (checked && j >= count) break;
         size_t pixel = r->row_pixel + (size_t)ox + (size_t)j;
-        float *o = r->out + pixel * c + cb;
-        __m256 v0 = fg_finish8(flags, acc0[j], pixel, cb, slope0, e, r->min1, r->max1, r->min2, r->max2);
-        if (masked) {
-            fg_store_first(o, v0, have);
-        } else {
-            _mm256_storeu_ps(o, v0);
-        }
-        if (nb > 1) {
-            __m256 v1 = fg_finish8(flags, acc1[j], pixel, cb + BLOCK, slope1, e, r->min1, r->max1, r->min2, r->max2);
-            _mm256_storeu_ps(o + BLOCK, v1);
-        }
+        finish_store8(flags, masked, r, acc0[j], pixel, cb, slope0, have);
+        if (nb > 1) finish_store8(flags, 0, r, acc1[j], pixel, cb + BLOCK, slope1, 0);
     }
 }
 
@@ -239,14 +243,7 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile_wide(const int fl
     if (flags & FG_EPILOGUE_PRELU) slope = _mm256_maskload_ps(e->prelu_slopes + cb, mask);
     for (int j = 0; j < WIDE; j++) {
         if (checked && j >= count) break;
-        size_t pixel = r->row_pixel + (size_t)ox + (size_t)j;
-        float *o = r->out + pixel * c + cb;
-        __m256 v = fg_finish8(flags, acc[j], pixel, cb, slope, e, r->min1, r->max1, r->min2, r->max2);
-        if (masked) {
-            fg_store_first(o, v, have);
-        } else {
-            _mm256_storeu_ps(o, v);
-        }
+        finish_store8(flags, masked, r, acc[j], r->row_pixel + (size_t)ox + (size_t)j, cb, slope, have);
     }
 }
 
