@@ -462,9 +462,9 @@ void fg_pointwise_conv(const float *input, size_t rows, int k, const float *pack
     fg_conv(input, &g, packed, n, out, epilogue, NULL, allow_simd);
 }
 
-int fg_conv_is_preferred(void) {
+int fg_conv_has_simd(void) {
 #if FG_HAVE_AVX2_BUILD
-    return fg_has_avx2() && !__builtin_cpu_supports("avx512f");
+    return fg_has_avx2();
 #else
     return 0;
 #endif

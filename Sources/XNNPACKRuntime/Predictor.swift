@@ -33,10 +33,13 @@ public final class Predictor: @unchecked Sendable {
         }
     }
 
-    /// Who runs the graph's convolutions: ungrouped ones and depthwise ones with multiplier 1.
+    /// Who runs the graph's convolutions (dense and depthwise, and what the own kernels fuse with them).
     public enum ConvolutionKernels: String, Sendable, CaseIterable {
-        /// FrameGraph's own kernel where it is the faster (AVX2 without AVX-512F), else XNNPACK;
-        /// the environment variable `FRAMEGRAPH_CONV_KERNELS` (`own` or `xnnpack`) overrides the rule.
+        /// The faster of the two on this CPU for this graph: both plans are compiled and timed,
+        /// alternated, and the faster is kept (``KernelTuning``; the decision is kept for the process).
+        /// Without AVX2 and FMA, XNNPACK. The environment variable `FRAMEGRAPH_CONV_KERNELS` (`own` or
+        /// `xnnpack`) fixes the choice for every predictor of the process, for reproducible runs or to
+        /// compare the two.
         case auto
         /// FrameGraph's own kernels, with the addition, channel pad and PReLU / hard-swish after the
         /// convolution fused into its pass.
@@ -44,38 +47,36 @@ public final class Predictor: @unchecked Sendable {
         /// XNNPACK's convolution, every operation separate.
         case xnnpack
 
-        /// Whether this choice uses FrameGraph's kernel on this CPU.
-        public var usesOwnKernel: Bool {
+        /// `own` or `xnnpack` where the choice is fixed (by this value, the environment, the CPU or
+        /// per-operation staging); nil where ``auto`` is to time both.
+        func fixedChoice(stagePerOperation: Bool) -> Bool? {
             switch self {
+            case .own: return true
+            case .xnnpack: return false
             case .auto:
-                // FRAMEGRAPH_CONV_KERNELS=own|xnnpack overrides the CPU rule for every predictor of
-                // the process (pipelines included), to compare the two or to step around a kernel.
                 switch ProcessInfo.processInfo.environment["FRAMEGRAPH_CONV_KERNELS"] {
                 case "own": return true
                 case "xnnpack": return false
-                default: return fg_conv_is_preferred() != 0
+                default:
+                    if fg_conv_has_simd() == 0 { return false }
+                    // Per-operation stages are for timing operations one by one, not for running.
+                    return stagePerOperation ? true : nil
                 }
-            case .own: return true
-            case .xnnpack: return false
             }
         }
     }
 
-    /// One step of the execution plan.
-    enum Stage {
-        case xnnpack(XNNPACKStage)
-        case native(nodeIndex: Int, run: () -> Void)
-        case own(any OwnKernel)
-    }
-
     public let graph: NeuralGraph
     public let options: Options
-    /// Seconds spent compiling (partitioning, creating runtimes).
+    /// Seconds spent compiling (partitioning, creating runtimes, and for ``ConvolutionKernels/auto``
+    /// timing both plans).
     public let compileSeconds: Double
-    private var stages: [Stage] = []
-    private var buffers: [Int: TensorBuffer] = [:]
-    private var constants: [Int: ConstantStorage] = [:]
-    private var threadpool: pthreadpool_t?
+    /// Whether FrameGraph's own kernels run this predictor's convolutions (else XNNPACK's).
+    public let usesOwnKernels: Bool
+    /// Who runs the convolutions and why, in words: `FrameGraph's kernels (auto, timed: own 1.431 ms,
+    /// XNNPACK 1.527 ms)`.
+    public let kernelChoice: String
+    private let plan: CompiledPlan
     private let lock = NSLock()
 
     /// Compiles `graph` for prediction.
@@ -85,92 +86,29 @@ public final class Predictor: @unchecked Sendable {
         let graph = original.loweredForXNNPACK()
         self.graph = graph
         guard XNNPACKLibrary.initialized else { throw ModelError.runtime(operation: "initialize XNNPACK", reason: "failed") }
-        if options.threads > 1 { threadpool = pthreadpool_create(options.threads) }
-
-        // Constants as float32 in storage the predictor keeps (XNNPACK reads them at runtime creation).
-        for (i, t) in graph.tensors.enumerated() {
-            guard let c = t.constant else { continue }
-            constants[i] = c.elementType == .float32 ? c : ConstantStorage(floats: c.floats())
+        func compile(own: Bool) throws -> CompiledPlan {
+            try CompiledPlan(graph: graph, threads: options.threads, stagePerOperation: options.stagePerOperation, ownKernels: own)
         }
-        // What FrameGraph's own kernels run (convolutions with what they fuse, the annealed mean,
-        // upsampling layers); each group runs where its last node was.
-        let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
-        let groups = options.convolutions.usesOwnKernel ? ownKernelGroups(in: graph, fuse: !options.stagePerOperation, threads: threads) : []
-        var groupAt: [Int: any OwnKernelGroup] = [:], inGroup = Set<Int>()
-        for g in groups {
-            groupAt[g.position] = g
-            inGroup.formUnion(g.nodes)
-        }
-        // Partition into stages.
-        enum Kind { case xnnpack, native, own(any OwnKernelGroup) }
-        var plan: [(kind: Kind, nodes: [Int])] = []
-        for (i, node) in graph.nodes.enumerated() {
-            if let g = groupAt[i] {
-                plan.append((.own(g), g.nodes))
-                continue
-            }
-            if inGroup.contains(i) { continue }
-            let supported = XNNPACKStage.supports(node, in: graph)
-            if supported, !options.stagePerOperation, let last = plan.last, case .xnnpack = last.kind {
-                plan[plan.count - 1].nodes.append(i)
+        func named(_ own: Bool) -> String { own ? "FrameGraph's kernels" : "XNNPACK" }
+        if let own = options.convolutions.fixedChoice(stagePerOperation: options.stagePerOperation) {
+            plan = try compile(own: own)
+            kernelChoice = named(own) + " (--conv-kernels \(options.convolutions.rawValue))"
+        } else {
+            let key = KernelTuning.key(of: graph, threads: options.threads)
+            let decision: KernelTuning.Decision
+            if let known = KernelTuning.known(key) {
+                decision = known
+                plan = try compile(own: known.own)
             } else {
-                plan.append((supported ? .xnnpack : .native, [i]))
+                let own = try compile(own: true), xnnpack = try compile(own: false)
+                decision = try KernelTuning.decide(key: key, own: own, xnnpack: xnnpack)
+                plan = decision.own ? own : xnnpack
             }
+            kernelChoice = named(decision.own) + String(format: " (auto, timed: own %.3f ms, XNNPACK %.3f ms)",
+                                                        decision.ownMilliseconds, decision.xnnpackMilliseconds)
         }
-        // Tensors that cross stages (or are graph inputs/outputs) get buffers of their own.
-        var producerStage: [Int: Int] = [:], consumerStages: [Int: Set<Int>] = [:]
-        for (s, step) in plan.enumerated() {
-            for n in step.nodes {
-                for o in graph.nodes[n].outputs { producerStage[o] = s }
-                for i in graph.nodes[n].inputs where i >= 0 { consumerStages[i, default: []].insert(s) }
-            }
-        }
-        var crossing = Set(graph.inputs).union(graph.outputs)
-        for (tensor, producer) in producerStage where consumerStages[tensor]?.contains(where: { $0 != producer }) ?? false {
-            crossing.insert(tensor)
-        }
-        for step in plan {
-            switch step.kind {
-            case .xnnpack: break
-            case .native:
-                for n in step.nodes {
-                    for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
-                }
-            case .own(let g):
-                crossing.formUnion(g.boundaryTensors)
-            }
-        }
-        for t in crossing where constants[t] == nil { buffers[t] = TensorBuffer(shape: graph.tensors[t].shape) }
-        let externalIDs = Dictionary(uniqueKeysWithValues: buffers.keys.sorted().enumerated().map { ($1, UInt32($0)) })
-
-        for step in plan {
-            switch step.kind {
-            case .xnnpack:
-                // External ids must be dense per subgraph: renumber the ones this stage touches.
-                var used: [Int] = []
-                for n in step.nodes {
-                    for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && externalIDs[t] != nil && !used.contains(t) {
-                        used.append(t)
-                    }
-                }
-                let local = Dictionary(uniqueKeysWithValues: used.enumerated().map { ($1, UInt32($0)) })
-                stages.append(.xnnpack(try XNNPACKStage(graph: graph, nodeIndices: step.nodes, externals: local, buffers: buffers,
-                                                        constants: constants, threadpool: threadpool)))
-            case .native:
-                for n in step.nodes {
-                    stages.append(.native(nodeIndex: n, run: try NativeKernels.make(graph.nodes[n], graph: graph, buffers: buffers,
-                                                                                     constants: constants)))
-                }
-            case .own(let g):
-                stages.append(.own(try g.kernel(graph: graph, buffers: buffers, constants: constants, threadpool: threadpool)))
-            }
-        }
+        usesOwnKernels = plan.usesOwnKernels
         compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
-
-    deinit {
-        stages.removeAll()
-        if let threadpool { pthreadpool_destroy(threadpool) }
     }
 
     /// Number of inputs and outputs.
@@ -178,35 +116,22 @@ public final class Predictor: @unchecked Sendable {
     public var outputCount: Int { graph.outputs.count }
 
     /// The buffer of input `i` (NHWC float32): write into it before ``predict()``.
-    public func input(_ i: Int) -> TensorBuffer { buffers[graph.inputs[i]] ?? TensorBuffer(shape: [0]) }
+    public func input(_ i: Int) -> TensorBuffer { plan.buffers[graph.inputs[i]] ?? TensorBuffer(shape: [0]) }
     /// The buffer of output `i`: valid after ``predict()`` until the next one.
-    public func output(_ i: Int) -> TensorBuffer { buffers[graph.outputs[i]] ?? TensorBuffer(shape: [0]) }
+    public func output(_ i: Int) -> TensorBuffer { plan.buffers[graph.outputs[i]] ?? TensorBuffer(shape: [0]) }
     /// Name and shape of input / output `i`.
     public func inputInfo(_ i: Int) -> TensorValue { graph.tensors[graph.inputs[i]] }
     public func outputInfo(_ i: Int) -> TensorValue { graph.tensors[graph.outputs[i]] }
 
-    /// How the graph was split: XNNPACK stages (with their operation counts) and native operations.
-    public var planSummary: String {
-        stages.map { stage -> String in
-            switch stage {
-            case .xnnpack(let s): return "xnnpack(\(s.nodeIndices.count) ops)"
-            case .native(let n, _): return "native(\(graph.nodes[n].operation.name))"
-            case .own(let k): return "own(" + k.nodeIndices.map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
-            }
-        }.joined(separator: " → ")
-    }
+    /// How the graph was split: XNNPACK stages (with their operation counts), native operations and
+    /// own kernels (with the operations each fuses).
+    public var planSummary: String { plan.summary }
 
     /// Runs the graph on the current input buffers (synchronous).
     public func predict() throws {
         lock.lock()
         defer { lock.unlock() }
-        for stage in stages {
-            switch stage {
-            case .xnnpack(let s): try s.run()
-            case .native(_, let run): run()
-            case .own(let k): k.run()
-            }
-        }
+        try plan.run()
     }
 
     /// Runs the graph, timing each stage; returns per stage the operation names, the first node's
@@ -214,28 +139,12 @@ public final class Predictor: @unchecked Sendable {
     public func predictTimed() throws -> [(operations: [String], node: String, flops: Int, seconds: Double)] {
         lock.lock()
         defer { lock.unlock() }
-        var result: [(operations: [String], node: String, flops: Int, seconds: Double)] = []
-        for stage in stages {
-            let t0 = DispatchTime.now().uptimeNanoseconds
-            let nodes: [Int]
-            switch stage {
-            case .xnnpack(let s):
-                try s.run()
-                nodes = s.nodeIndices
-            case .native(let n, let run):
-                run()
-                nodes = [n]
-            case .own(let k):
-                k.run()
-                nodes = k.nodeIndices
-            }
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-            let first = graph.nodes[nodes.first ?? 0]
+        return try plan.runTimed().map { stage in
+            let first = graph.nodes[stage.nodes.first ?? 0]
             let shape = first.outputs.first.map { "\(graph.tensors[$0].shape)" } ?? ""
-            let flops = nodes.reduce(0) { total, n in total.addingReportingOverflow(graph.flops(of: graph.nodes[n])).partialValue }
-            result.append((nodes.map { graph.nodes[$0].operation.name }, "'\(first.name)' → \(shape)", flops, seconds))
+            let flops = stage.nodes.reduce(0) { total, n in total.addingReportingOverflow(graph.flops(of: graph.nodes[n])).partialValue }
+            return (stage.nodes.map { graph.nodes[$0].operation.name }, "'\(first.name)' → \(shape)", flops, stage.seconds)
         }
-        return result
     }
 
     /// Copies `inputs` (one flat NHWC array per input) in, predicts, and returns copies of the outputs.

@@ -15,8 +15,8 @@ enum Help {
       framegraph model bench MODEL [--runs N] [--warmup N] [--threads N] [--conv-kernels auto|own|xnnpack] [--stages N]
                                            load/compile time, median/p95 prediction time,
                                            time per operation type, the N slowest stages (6); who runs the
-                                           convolutions (auto: FrameGraph's kernel on AVX2 CPUs
-                                           without AVX-512, else XNNPACK)
+                                           convolutions (auto: both timed at compile time, the
+                                           faster kept; XNNPACK without AVX2)
       framegraph model run MODEL --input-rgb X.rgb|--input-f32 X.f32 --output-dir D [--scale S --offset O]
                                            one prediction; outputs as D/NAME.f32 (NHWC float32),
                                            for tools/models/validate.py

@@ -205,7 +205,8 @@ struct ModelCommand {
         func pct(_ p: Double) -> Double { times[min(times.count - 1, Int((p * Double(times.count)).rounded(.up)) - 1)] }
 
         // Per operation type: the same graph with one stage per operation, timed stage by stage.
-        let split = try Predictor(graph: graph, options: .init(threads: threads, stagePerOperation: true, convolutions: options.convolutions))
+        let split = try Predictor(graph: graph, options: .init(threads: threads, stagePerOperation: true,
+                                                               convolutions: predictor.usesOwnKernels ? .own : .xnnpack))
         for i in 0..<split.inputCount { split.input(i).pointer.update(from: predictor.input(i).pointer, count: split.input(i).count) }
         var byType: [String: [Double]] = [:]
         var byStage: [Int: (name: String, flops: Int, times: [Double])] = [:]
@@ -229,7 +230,7 @@ struct ModelCommand {
         var lines = ["model \(path)"]
         lines.append(String(format: "  load (import) %.1f ms, compile %.1f ms, threads %d, convolutions: %@", loadSeconds * 1000,
                             predictor.compileSeconds * 1000, threads,
-                            options.convolutions.usesOwnKernel ? "FrameGraph's kernel (--conv-kernels \(options.convolutions.rawValue))" : "XNNPACK (--conv-kernels \(options.convolutions.rawValue))"))
+                            predictor.kernelChoice))
         lines.append("  plan: \(predictor.planSummary)")
         lines.append(String(format: "  prediction over %d runs: median %.3f ms, p95 %.3f ms, min %.3f ms, max %.3f ms",
                             runs, pct(0.5), pct(0.95), times[0], times[times.count - 1]))

@@ -213,9 +213,9 @@ void fg_scale_add(const float *a, const float *gate, const float *b, size_t pixe
 /// for bit).
 void fg_add_mean(const float *a, const float *b, size_t pixels, size_t channels, float *mean, int allow_simd);
 
-/// Whether this kernel should replace XNNPACK's for convolutions on this CPU: AVX2 and FMA
-/// without AVX-512F, where the XNNPACK snapshot's FMA3 matrix kernels spill an accumulator (measured
-/// in docs/BENCHMARKS.md); with AVX-512F, XNNPACK's 7×16 kernels keep everything in registers.
-int fg_conv_is_preferred(void);
+/// Whether these kernels run their AVX2 build on this CPU (AVX2 and FMA); without it they run
+/// scalar code, far slower than XNNPACK's. Whether they beat XNNPACK where they do run AVX2 depends
+/// on the core and the network: the Swift side times both (KernelTuning.swift).
+int fg_conv_has_simd(void);
 
 #endif

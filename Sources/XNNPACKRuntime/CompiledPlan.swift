@@ -1,0 +1,160 @@
+import CXNNPACK
+import Foundation
+import NeuralGraph
+
+/// One compiled way of running a graph: its stages in order (XNNPACK subgraph runtimes, native
+/// operations, FrameGraph's own kernels), the buffers of the tensors that cross stages, the
+/// constants the stages read, and the thread pool they run on. A ``Predictor`` holds one; the
+/// kernel tuner (``KernelTuning``) compiles two and keeps the faster.
+final class CompiledPlan {
+    /// One step of the plan.
+    enum Stage {
+        case xnnpack(XNNPACKStage)
+        case native(nodeIndex: Int, run: () -> Void)
+        case own(any OwnKernel)
+    }
+
+    let graph: NeuralGraph
+    /// Whether FrameGraph's own kernels run the groups they can (else XNNPACK runs them).
+    let usesOwnKernels: Bool
+    private(set) var stages: [Stage] = []
+    private(set) var buffers: [Int: TensorBuffer] = [:]
+    private var constants: [Int: ConstantStorage] = [:]
+    private var threadpool: pthreadpool_t?
+
+    /// Partitions `graph` (already lowered for XNNPACK) into stages and creates them.
+    init(graph: NeuralGraph, threads requested: Int, stagePerOperation: Bool, ownKernels: Bool) throws {
+        self.graph = graph
+        usesOwnKernels = ownKernels
+        if requested > 1 { threadpool = pthreadpool_create(requested) }
+
+        // Constants as float32 in storage the plan keeps (XNNPACK reads them at runtime creation).
+        for (i, t) in graph.tensors.enumerated() {
+            guard let c = t.constant else { continue }
+            constants[i] = c.elementType == .float32 ? c : ConstantStorage(floats: c.floats())
+        }
+        // What FrameGraph's own kernels run (convolutions with what they fuse, the annealed mean,
+        // upsampling layers); each group runs where its last node was.
+        let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
+        let groups = ownKernels ? ownKernelGroups(in: graph, fuse: !stagePerOperation, threads: threads) : []
+        var groupAt: [Int: any OwnKernelGroup] = [:], inGroup = Set<Int>()
+        for g in groups {
+            groupAt[g.position] = g
+            inGroup.formUnion(g.nodes)
+        }
+        // Partition into stages.
+        enum Kind { case xnnpack, native, own(any OwnKernelGroup) }
+        var plan: [(kind: Kind, nodes: [Int])] = []
+        for (i, node) in graph.nodes.enumerated() {
+            if let g = groupAt[i] {
+                plan.append((.own(g), g.nodes))
+                continue
+            }
+            if inGroup.contains(i) { continue }
+            let supported = XNNPACKStage.supports(node, in: graph)
+            if supported, !stagePerOperation, let last = plan.last, case .xnnpack = last.kind {
+                plan[plan.count - 1].nodes.append(i)
+            } else {
+                plan.append((supported ? .xnnpack : .native, [i]))
+            }
+        }
+        // Tensors that cross stages (or are graph inputs/outputs) get buffers of their own.
+        var producerStage: [Int: Int] = [:], consumerStages: [Int: Set<Int>] = [:]
+        for (s, step) in plan.enumerated() {
+            for n in step.nodes {
+                for o in graph.nodes[n].outputs { producerStage[o] = s }
+                for i in graph.nodes[n].inputs where i >= 0 { consumerStages[i, default: []].insert(s) }
+            }
+        }
+        var crossing = Set(graph.inputs).union(graph.outputs)
+        for (tensor, producer) in producerStage where consumerStages[tensor]?.contains(where: { $0 != producer }) ?? false {
+            crossing.insert(tensor)
+        }
+        for step in plan {
+            switch step.kind {
+            case .xnnpack: break
+            case .native:
+                for n in step.nodes {
+                    for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
+                }
+            case .own(let g):
+                crossing.formUnion(g.boundaryTensors)
+            }
+        }
+        for t in crossing where constants[t] == nil { buffers[t] = TensorBuffer(shape: graph.tensors[t].shape) }
+        let externalIDs = Dictionary(uniqueKeysWithValues: buffers.keys.sorted().enumerated().map { ($1, UInt32($0)) })
+
+        for step in plan {
+            switch step.kind {
+            case .xnnpack:
+                // External ids must be dense per subgraph: renumber the ones this stage touches.
+                var used: [Int] = []
+                for n in step.nodes {
+                    for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && externalIDs[t] != nil && !used.contains(t) {
+                        used.append(t)
+                    }
+                }
+                let local = Dictionary(uniqueKeysWithValues: used.enumerated().map { ($1, UInt32($0)) })
+                stages.append(.xnnpack(try XNNPACKStage(graph: graph, nodeIndices: step.nodes, externals: local, buffers: buffers,
+                                                        constants: constants, threadpool: threadpool)))
+            case .native:
+                for n in step.nodes {
+                    stages.append(.native(nodeIndex: n, run: try NativeKernels.make(graph.nodes[n], graph: graph, buffers: buffers,
+                                                                                     constants: constants)))
+                }
+            case .own(let g):
+                stages.append(.own(try g.kernel(graph: graph, buffers: buffers, constants: constants, threadpool: threadpool)))
+            }
+        }
+    }
+
+    deinit {
+        stages.removeAll()
+        if let threadpool { pthreadpool_destroy(threadpool) }
+    }
+
+    /// Runs every stage once on the current input buffers. The caller serialises calls.
+    func run() throws {
+        for stage in stages {
+            switch stage {
+            case .xnnpack(let s): try s.run()
+            case .native(_, let run): run()
+            case .own(let k): k.run()
+            }
+        }
+    }
+
+    /// Runs every stage once, timing each: the nodes it ran and its seconds.
+    func runTimed() throws -> [(nodes: [Int], seconds: Double)] {
+        var result: [(nodes: [Int], seconds: Double)] = []
+        for stage in stages {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let nodes: [Int]
+            switch stage {
+            case .xnnpack(let s):
+                try s.run()
+                nodes = s.nodeIndices
+            case .native(let n, let run):
+                run()
+                nodes = [n]
+            case .own(let k):
+                k.run()
+                nodes = k.nodeIndices
+            }
+            result.append((nodes, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9))
+        }
+        return result
+    }
+
+    /// How the graph was split: XNNPACK stages (with their operation counts), native operations and
+    /// own kernels (with the operations each fuses).
+    var summary: String {
+        stages.map { stage -> String in
+            switch stage {
+            case .xnnpack(let s): return "xnnpack(\(s.nodeIndices.count) ops)"
+            case .native(let n, _): return "native(\(graph.nodes[n].operation.name))"
+            case .own(let k): return "own(" + k.nodeIndices.map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
+            }
+        }.joined(separator: " → ")
+    }
+}
