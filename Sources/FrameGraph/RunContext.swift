@@ -8,6 +8,9 @@ public final class RunContext: Sendable {
     /// pacing and of the output ticks.
     public var startTime: Double { Double(bitPattern: startBits.load(ordering: .acquiring)) }
     private let startBits: Atomic<UInt64>
+    /// The process's CPU seconds at that moment (for the report's `runCPUSeconds`).
+    var startCPUSeconds: Double { Double(bitPattern: startCPUBits.load(ordering: .acquiring)) }
+    private let startCPUBits: Atomic<UInt64>
     /// Present when `--trace` was given.
     public let tracer: Tracer?
     private let stopFlag = Atomic<Bool>(false)
@@ -20,12 +23,16 @@ public final class RunContext: Sendable {
     public init(options: RunOptions, tracer: Tracer? = nil) {
         self.options = options
         startBits = Atomic(options.clock.now().bitPattern)
+        startCPUBits = Atomic(RunReport.processCPUSeconds().bitPattern)
         self.tracer = tracer
         presentation = PresentationDelayControl(options.latency, fps: options.fps)
     }
 
     /// Sets the start of the run to now (the runner calls it just before the first frame).
-    func markStart() { startBits.store(clock.now().bitPattern, ordering: .releasing) }
+    func markStart() {
+        startCPUBits.store(RunReport.processCPUSeconds().bitPattern, ordering: .releasing)
+        startBits.store(clock.now().bitPattern, ordering: .releasing)
+    }
 
     /// Asks the sources to stop; in-flight work still finishes and sinks still finalize.
     public func requestStop() { stopFlag.store(true, ordering: .relaxed) }

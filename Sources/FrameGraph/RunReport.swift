@@ -71,7 +71,11 @@ public struct RunReport: Codable, Sendable {
     public var mode: String
     public var fps: Double
     public var elapsedSeconds: Double
+    /// User + system CPU of the whole process (model loading and compiling included).
     public var cpuSeconds: Double
+    /// User + system CPU of the process from the first frame to the end of the run: the span of
+    /// `elapsedSeconds`, start-up excluded (nil in a report read from an older stats file).
+    public var runCPUSeconds: Double?
     public var framesIn: Int
     /// Frames the sources dropped before emitting them (cameras: driver gaps, latest-frame skips).
     public var droppedAtSource: Int
@@ -110,6 +114,7 @@ public struct RunReport: Codable, Sendable {
         fps = context.fps
         elapsedSeconds = elapsed
         cpuSeconds = RunReport.processCPUSeconds()
+        runCPUSeconds = max(0, cpuSeconds - context.startCPUSeconds)
         nodes = []
         var framesIn = 0, atSource = 0, corrupt = 0, nonFinite = 0, rate = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
         var primary: NodeCounters.Snapshot?
@@ -205,6 +210,7 @@ public struct RunReport: Codable, Sendable {
         try c.encode(fps, forKey: .fps)
         try c.encode(elapsedSeconds, forKey: .elapsedSeconds)
         try c.encode(cpuSeconds, forKey: .cpuSeconds)
+        try c.encodeIfPresent(runCPUSeconds, forKey: .runCPUSeconds)
         try c.encode(framesIn, forKey: .framesIn)
         try c.encode(droppedAtSource, forKey: .droppedAtSource)
         try c.encode(droppedCorrupt, forKey: .droppedCorrupt)
@@ -236,7 +242,8 @@ public struct RunReport: Codable, Sendable {
     /// The end-of-run table.
     public func table() -> String {
         var lines: [String] = []
-        lines.append(String(format: "mode %@ at %.3g fps: %.2f s elapsed, %.2f s CPU", mode, fps, elapsedSeconds, cpuSeconds))
+        lines.append(String(format: "mode %@ at %.3g fps: %.2f s elapsed, %.2f s CPU", mode, fps, elapsedSeconds, cpuSeconds)
+                     + (runCPUSeconds.map { String(format: " (%.2f s since the first frame)", $0) } ?? ""))
         lines.append(String(format: "frames: in %d, admitted %d, dropped-busy %d, dropped-late %d, duplicated %d, skipped ticks %d, out %d (%.1f fps)",
                             framesIn, admitted, droppedBusy, droppedLate, duplicated, skippedTicks, framesOut, achievedFps))
         if droppedAtSource > 0 {

@@ -55,6 +55,9 @@ import TestSupport
         let s = try stats(statsURL)
         #expect(s.framesIn == 77 && s.framesOut == 77 && s.droppedBusy == 0 && s.droppedLate == 0)
         #expect(s.nodes.map(\.name) == ["source", "small", "output"])
+        // The run's own CPU (first frame to the end) is part of the process's, which also spent some on start-up.
+        let runCPU = try #require(s.runCPUSeconds)
+        #expect(runCPU > 0 && runCPU < s.cpuSeconds, "run \(runCPU) s, process \(s.cpuSeconds) s")
     }
 
     @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))

@@ -50,7 +50,7 @@ faces = ", ".join(f"{n['name']} {n['droppedBusy']} of {n['received']}" for n in 
 
 window = nodes.get("preview", {}).get("emitted", "-")
 ticks = s["framesOut"] + s["skippedTicks"]
-cpu_ms = 1000 * s["cpuSeconds"] / max(1, s["framesOut"])
+cpu_ms = 1000 * s["runCPUSeconds"] / max(1, s["framesOut"])
 e = s["endToEnd"]
 line = (f"{sys.argv[2]:>11}: {ticks} ticks, skipped {s['skippedTicks']}, repeated {s['duplicated']}, dropped-busy {faces}, "
         f"window frames {window}, end-to-end p50 {e['p50']:.1f} p99 {e['p99']:.1f} ms, CPU {cpu_ms:.2f} ms per frame")

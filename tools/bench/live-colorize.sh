@@ -29,7 +29,7 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 c = next(n for n in s["nodes"] if n["name"] == "colorizer")
 ticks = s["framesOut"] + s["skippedTicks"]
-cpu_ms = 1000 * s["cpuSeconds"] / max(1, s["framesOut"])
+cpu_ms = 1000 * s["runCPUSeconds"] / max(1, s["framesOut"])
 e = s["endToEnd"]
 print(f"{sys.argv[2]:>6}: {ticks} ticks, skipped {s['skippedTicks']}, repeated {s['duplicated']}, colorizer dropped-busy "
       f"{c['droppedBusy']} of {c['received']}, end-to-end p50 {e['p50']:.1f} p99 {e['p99']:.1f} ms, CPU {cpu_ms:.2f} ms per frame")

@@ -45,7 +45,7 @@ run_stats() {
   local stats
   stats=$(mktemp --suffix .json)
   "$fg" run "$@" --mode offline --quiet --stats "$stats"
-  python3 -c "import json,sys; s=json.load(open('$stats')); print(sum(n['processed'] for n in s['nodes'] if n['kind'] == 'null'), s['elapsedSeconds'], s['cpuSeconds'])"
+  python3 -c "import json,sys; s=json.load(open('$stats')); print(sum(n['processed'] for n in s['nodes'] if n['kind'] == 'null'), s['elapsedSeconds'], s['runCPUSeconds'])"
   rm -f "$stats"
 }
 
