@@ -284,12 +284,15 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
     size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
     size_t panel_size = PANEL * (kk + 1);
     if (is_pointwise(g)) {
-        // Rows in blocks whose inputs stay in the core's L2 (about 128 KiB), each panel of weights
-        // (in L1) through every tile of the block: a weight matrix larger than the caches (1×1
-        // convolutions over 7×7 or 14×14 pixels with hundreds of channels) is then read once per
-        // block, not once per six rows.
-        size_t block = (size_t)(128 * 1024) / (kk * sizeof(float)) / MAX_ROWS * MAX_ROWS;
-        if (block < MAX_ROWS) block = MAX_ROWS;
+        // Rows in blocks whose inputs fill at most half the core's L2, each panel of weights
+        // through every tile of the block: a weight matrix larger than the caches (1×1 convolutions
+        // over 7×7 or 14×14 pixels with hundreds of channels) is then read once per block, not once
+        // per six rows. The blocks are of equal size, so no block of a single row reads the whole
+        // weight matrix again for it.
+        size_t most = fg_l2_bytes() / 2 / (kk * sizeof(float)) / MAX_ROWS * MAX_ROWS;
+        if (most < MAX_ROWS) most = MAX_ROWS;
+        size_t blocks = (end - row + most - 1) / most;
+        size_t block = blocks ? (end - row + blocks - 1) / blocks : MAX_ROWS;
         for (; row < end; row += block) {
             size_t stop = end - row < block ? end : row + block;
             size_t p = pr.first;
@@ -297,10 +300,15 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
                 // A single row: four panels at a time.
                 for (; p + 4 <= pr.end; p += 4) tile_row4(flags, input + row * kk, kk, packed + p * panel_size, panel_size, row, p * PANEL, n, out, e);
             }
+            // Tiles of equal height, 5 or 6 rows where there are enough (49 rows: 4 × 6 + 5 × 5,
+            // not 8 × 6 + 1: a one-row tile has two sums in flight and waits on each multiply-add).
+            size_t rows = stop - row, tiles = (rows + MAX_ROWS - 1) / MAX_ROWS;
+            size_t base = rows / tiles, taller = rows % tiles;
             for (; p < pr.end; p++) {
                 const float *w = packed + p * panel_size;
-                for (size_t r = row; r < stop; r += MAX_ROWS) {
-                    size_t mr = stop - r < MAX_ROWS ? stop - r : MAX_ROWS;
+                size_t r = row;
+                for (size_t t = 0; t < tiles; t++) {
+                    size_t mr = base + (t < taller ? 1 : 0);
                     const float *a = input + r * kk;
                     switch (mr) {
                     case 6: FG_TILE(flags, 6, a, kk, w, r, p * PANEL, n, out, e); break;
@@ -310,6 +318,7 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
                     case 2: FG_TILE(flags, 2, a, kk, w, r, p * PANEL, n, out, e); break;
                     default: FG_TILE(flags, 1, a, kk, w, r, p * PANEL, n, out, e); break;
                     }
+                    r += mr;
                 }
             }
         }

@@ -9,6 +9,11 @@
 #define FG_HAVE_AVX2_BUILD 0
 #define FG_AVX2
 #endif
+#include <stddef.h>
+
 /// Whether this CPU runs AVX2 and FMA (asked once).
 int fg_has_avx2(void);
+
+/// The L2 cache of one core in bytes (sysconf; 512 KiB when unknown), read once.
+size_t fg_l2_bytes(void);
 #endif

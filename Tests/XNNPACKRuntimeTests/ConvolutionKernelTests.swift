@@ -111,6 +111,29 @@ import TFLiteImport
         }
     }
 
+    /// A 1×1 convolution whose input is larger than half the core's L2 runs in several blocks of rows
+    /// (equal in size, tiles of equal height in each): every row and channel still gets the scalar
+    /// build's bits, in the blocks' seams too.
+    @Test func rowsInSeveralBlocksKeepTheirValues() {
+        var seed: UInt64 = 2024
+        let k = 64, n = 24
+        let rows = fg_l2_bytes() / (k * 4) + 5  // about two blocks' worth and a few rows more: three blocks
+        let input = pseudoRandomValues(rows * k, seed: &seed), weights = pseudoRandomValues(n * k, seed: &seed), bias = pseudoRandomValues(n, seed: &seed)
+        var packed = [Float](repeating: .nan, count: fg_conv_packed_count(Int32(k), Int32(n)))
+        fg_conv_pack(weights, bias, Int32(k), Int32(n), &packed)
+        func run(simd: Int32) -> [Float] {
+            var out = [Float](repeating: .nan, count: rows * n)
+            var e = fg_conv_epilogue(min1: 0, max1: 6, residual: nil, residual_stride: 0, residual_channels: 0,
+                                     min2: -.infinity, max2: .infinity, prelu_slopes: nil, hard_swish: 0)
+            fg_pointwise_conv(input, rows, Int32(k), packed, Int32(n), &out, &e, simd)
+            return out
+        }
+        let vector = run(simd: 1), scalar = run(simd: 0)
+        let differing = zip(vector, scalar).filter { $0.bitPattern != $1.bitPattern }.count
+        #expect(differing == 0, "\(differing) of \(rows * n) values differ between the builds (\(rows) rows)")
+        #expect(!scalar.contains { $0.isNaN })
+    }
+
     /// Convolutions with windows (kernel sizes, strides, dilations, padding, batches): the AVX2 and
     /// scalar builds agree bit for bit and follow the definition (zeros outside the input).
     @Test func windowedConvolutionsMatchTheDefinitionInBothBuilds() {

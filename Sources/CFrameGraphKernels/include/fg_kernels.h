@@ -218,4 +218,8 @@ void fg_add_mean(const float *a, const float *b, size_t pixels, size_t channels,
 /// on the core and the network: the Swift side times both (KernelTuning.swift).
 int fg_conv_has_simd(void);
 
+/// The L2 cache of one core in bytes (sysconf; 512 KiB when unknown): a 1×1 convolution's rows go
+/// in blocks whose inputs fill at most half of it.
+size_t fg_l2_bytes(void);
+
 #endif
