@@ -25,13 +25,15 @@ enum KernelTuning {
     private static let decisions = DecisionTable()
 
     /// Alternated rounds at most, and the time after which no new round starts (once at least
-    /// `minimumRounds` are done): small models get more rounds, large ones at least five. Before
+    /// `minimumRounds` are done): small models get more rounds, large ones at least four. Before
     /// them, warm-up runs of both plans, alternated, for at least `warmupSeconds` and 3 runs each
     /// (first runs touch fresh pages and caches, and the core's clock rises).
-    static let maximumRounds = 25
-    static let minimumRounds = 5
+    static let maximumRounds = 15
+    static let minimumRounds = 4
     static let budgetSeconds = 0.25
     static let warmupSeconds = 0.03
+    /// Timed runs in each plan's turn of a round, after its untimed one.
+    static let timedRunsPerTurn = 2
 
     /// The graph's structure as a string: every node's operation, input and output shapes, and the
     /// thread count.
@@ -66,11 +68,17 @@ enum KernelTuning {
         let start = DispatchTime.now().uptimeNanoseconds
         for round in 0..<maximumRounds {
             if round >= minimumRounds, elapsed(since: start) > budgetSeconds { break }
-            // Alternate which goes first, so neither always runs on caches the other left.
+            // Alternate which goes first, so neither always runs on caches the other left. Each
+            // plan's turn starts with an untimed run: two plans of a large network (EfficientNet-
+            // Lite0's weights packed twice, about 38 MB) do not fit in the caches together, and
+            // the first run after the other plan's would time the other's evictions.
             for index in (round % 2 == 0 ? [0, 1] : [1, 0]) {
-                let t0 = DispatchTime.now().uptimeNanoseconds
                 try plans[index].run()
-                times[index].append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                for _ in 0..<timedRunsPerTurn {
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    try plans[index].run()
+                    times[index].append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                }
             }
         }
         for plan in plans { fillInputs(plan, seed: nil) }
