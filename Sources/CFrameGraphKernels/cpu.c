@@ -1,11 +1,22 @@
 // See cpu.h.
 #include "cpu.h"
+#include <stdlib.h>
 #include <unistd.h>
 
 int fg_has_avx2(void) {
 #if FG_HAVE_AVX2_BUILD
     static int cached = -1;
     if (cached < 0) cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return cached;
+#else
+    return 0;
+#endif
+}
+
+int fg_has_avx512(void) {
+#if FG_HAVE_AVX2_BUILD
+    static int cached = -1;
+    if (cached < 0) cached = fg_has_avx2() && __builtin_cpu_supports("avx512f") && getenv("FRAMEGRAPH_NO_AVX512") == NULL;
     return cached;
 #else
     return 0;

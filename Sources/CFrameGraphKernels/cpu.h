@@ -5,6 +5,7 @@
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define FG_HAVE_AVX2_BUILD 1
 #define FG_AVX2 __attribute__((target("avx2,fma")))
+#define FG_AVX512 __attribute__((target("avx512f,avx2,fma")))
 #else
 #define FG_HAVE_AVX2_BUILD 0
 #define FG_AVX2
@@ -13,6 +14,10 @@
 
 /// Whether this CPU runs AVX2 and FMA (asked once).
 int fg_has_avx2(void);
+
+/// Whether the AVX-512F tiles are to run: the CPU has AVX-512F and AVX2 + FMA, and
+/// FRAMEGRAPH_NO_AVX512 is not set in the environment (to compare the two builds; asked once).
+int fg_has_avx512(void);
 
 /// The L2 cache of one core in bytes (sysconf; 512 KiB when unknown), read once.
 size_t fg_l2_bytes(void);
