@@ -82,9 +82,14 @@ enum KernelTuning {
             }
         }
         for plan in plans { fillInputs(plan, seed: nil) }
-        let ownTime = lowerQuartile(times[0]), xnnpackTime = lowerQuartile(times[1])
-        let decision = Decision(own: ownTime <= xnnpackTime, ownMilliseconds: ownTime, xnnpackMilliseconds: xnnpackTime)
-        return decisions.record(key, decision)
+        return decisions.record(key, choose(ownTimes: times[0], xnnpackTimes: times[1]))
+    }
+
+    /// The decision the timed runs (milliseconds) give: the plan with the lower lower quartile, the
+    /// own kernels on a tie.
+    static func choose(ownTimes: [Double], xnnpackTimes: [Double]) -> Decision {
+        let own = lowerQuartile(ownTimes), xnnpack = lowerQuartile(xnnpackTimes)
+        return Decision(own: own <= xnnpack, ownMilliseconds: own, xnnpackMilliseconds: xnnpack)
     }
 
     /// Fills the plan's input buffers with pseudo-random values in 0…1 (`seed`), or zeros (nil).
