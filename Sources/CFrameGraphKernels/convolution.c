@@ -200,6 +200,38 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile_half(const int fl
 /// most 8 channels.
 #define FG_TILE(flags, mr, a, k, w, row, c, n, out, e)                                                                  ((long)(n) - (long)(c) <= 8 ? tile_half(flags, mr, a, k, w, row, c, n, out, e) : tile(flags, mr, a, k, w, row, c, n, out, e))
 
+/// Calls CALL(M) with the constant M equal to `mr` (1…6, or 1…12): the tiles need their row count
+/// as a constant, so their loops unroll and the accumulators stay in registers.
+#define FG_ROWS6_DISPATCH(mr, CALL)                                                                        \
+    switch (mr) {                                                                                          \
+    case 6: CALL(6); break;                                                                                \
+    case 5: CALL(5); break;                                                                                \
+    case 4: CALL(4); break;                                                                                \
+    case 3: CALL(3); break;                                                                                \
+    case 2: CALL(2); break;                                                                                \
+    default: CALL(1); break;                                                                               \
+    }
+#define FG_ROWS12_DISPATCH(mr, CALL)                                                                       \
+    switch (mr) {                                                                                          \
+    case 12: CALL(12); break;                                                                              \
+    case 11: CALL(11); break;                                                                              \
+    case 10: CALL(10); break;                                                                              \
+    case 9: CALL(9); break;                                                                                \
+    case 8: CALL(8); break;                                                                                \
+    case 7: CALL(7); break;                                                                                \
+    default: FG_ROWS6_DISPATCH(mr, CALL)                                                                   \
+    }
+
+/// `rows` rows in tiles of equal height, at most `most` each: returns the number of tiles; the first
+/// `*taller` of them hold `*base` + 1 rows, the rest `*base` (49 rows, at most 6: 4 × 6 + 5 × 5, not
+/// 8 × 6 + 1: a one-row tile has two sums in flight and waits on each multiply-add).
+static inline size_t equal_tiles(size_t rows, size_t most, size_t *base, size_t *taller) {
+    size_t tiles = (rows + most - 1) / most;
+    *base = rows / tiles;
+    *taller = rows % tiles;
+    return tiles;
+}
+
 /// MR rows (up to 12) × the 16 channels of one panel in AVX-512F registers, one per row: twice the
 /// rows of `tile` for each weight row loaded, so the epilogue and the loop's overhead are spread over
 /// twice the work. The sums are the same multiply-adds in the same order as `tile`'s, bit for bit;
@@ -230,8 +262,7 @@ FG_AVX512 __attribute__((always_inline)) static inline void pointwise_block512_w
                                                                                     const float *packed, size_t panel_size, int n,
                                                                                     float *out, const fg_conv_epilogue *e, size_t row,
                                                                                     size_t stop, panel_range pr) {
-    size_t rows = stop - row, tiles = (rows + 2 * MAX_ROWS - 1) / (2 * MAX_ROWS);
-    size_t base = rows / tiles, taller = rows % tiles;
+    size_t base, taller, tiles = equal_tiles(stop - row, 2 * MAX_ROWS, &base, &taller);
     for (size_t p = pr.first; p < pr.end; p++) {
         const float *w = packed + p * panel_size;
         size_t c = p * PANEL;
@@ -244,31 +275,14 @@ FG_AVX512 __attribute__((always_inline)) static inline void pointwise_block512_w
                 // tile_half takes at most 6 rows.
                 for (size_t q = 0; q < mr; q += MAX_ROWS) {
                     size_t m = mr - q < MAX_ROWS ? mr - q : MAX_ROWS;
-                    const float *aq = a + q * kk;
-                    switch (m) {
-                    case 6: tile_half(flags, 6, aq, kk, w, r + q, c, n, out, e); break;
-                    case 5: tile_half(flags, 5, aq, kk, w, r + q, c, n, out, e); break;
-                    case 4: tile_half(flags, 4, aq, kk, w, r + q, c, n, out, e); break;
-                    case 3: tile_half(flags, 3, aq, kk, w, r + q, c, n, out, e); break;
-                    case 2: tile_half(flags, 2, aq, kk, w, r + q, c, n, out, e); break;
-                    default: tile_half(flags, 1, aq, kk, w, r + q, c, n, out, e); break;
-                    }
+#define FG_HALF(M) tile_half(flags, M, a + q * kk, kk, w, r + q, c, n, out, e)
+                    FG_ROWS6_DISPATCH(m, FG_HALF)
+#undef FG_HALF
                 }
             } else {
-                switch (mr) {
-                case 12: tile512(flags, 12, a, kk, w, r, c, n, out, e); break;
-                case 11: tile512(flags, 11, a, kk, w, r, c, n, out, e); break;
-                case 10: tile512(flags, 10, a, kk, w, r, c, n, out, e); break;
-                case 9: tile512(flags, 9, a, kk, w, r, c, n, out, e); break;
-                case 8: tile512(flags, 8, a, kk, w, r, c, n, out, e); break;
-                case 7: tile512(flags, 7, a, kk, w, r, c, n, out, e); break;
-                case 6: tile512(flags, 6, a, kk, w, r, c, n, out, e); break;
-                case 5: tile512(flags, 5, a, kk, w, r, c, n, out, e); break;
-                case 4: tile512(flags, 4, a, kk, w, r, c, n, out, e); break;
-                case 3: tile512(flags, 3, a, kk, w, r, c, n, out, e); break;
-                case 2: tile512(flags, 2, a, kk, w, r, c, n, out, e); break;
-                default: tile512(flags, 1, a, kk, w, r, c, n, out, e); break;
-                }
+#define FG_FULL(M) tile512(flags, M, a, kk, w, r, c, n, out, e)
+                FG_ROWS12_DISPATCH(mr, FG_FULL)
+#undef FG_FULL
             }
             r += mr;
         }
@@ -390,24 +404,17 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
                 // A single row: four panels at a time.
                 for (; p + 4 <= pr.end; p += 4) tile_row4(flags, input + row * kk, kk, packed + p * panel_size, panel_size, row, p * PANEL, n, out, e);
             }
-            // Tiles of equal height, 5 or 6 rows where there are enough (49 rows: 4 × 6 + 5 × 5,
-            // not 8 × 6 + 1: a one-row tile has two sums in flight and waits on each multiply-add).
-            size_t rows = stop - row, tiles = (rows + MAX_ROWS - 1) / MAX_ROWS;
-            size_t base = rows / tiles, taller = rows % tiles;
+            // Tiles of equal height, at most 6 rows (equal_tiles).
+            size_t base, taller, tiles = equal_tiles(stop - row, MAX_ROWS, &base, &taller);
             for (; p < pr.end; p++) {
                 const float *w = packed + p * panel_size;
                 size_t r = row;
                 for (size_t t = 0; t < tiles; t++) {
                     size_t mr = base + (t < taller ? 1 : 0);
                     const float *a = input + r * kk;
-                    switch (mr) {
-                    case 6: FG_TILE(flags, 6, a, kk, w, r, p * PANEL, n, out, e); break;
-                    case 5: FG_TILE(flags, 5, a, kk, w, r, p * PANEL, n, out, e); break;
-                    case 4: FG_TILE(flags, 4, a, kk, w, r, p * PANEL, n, out, e); break;
-                    case 3: FG_TILE(flags, 3, a, kk, w, r, p * PANEL, n, out, e); break;
-                    case 2: FG_TILE(flags, 2, a, kk, w, r, p * PANEL, n, out, e); break;
-                    default: FG_TILE(flags, 1, a, kk, w, r, p * PANEL, n, out, e); break;
-                    }
+#define FG_POINTWISE(M) FG_TILE(flags, M, a, kk, w, r, p * PANEL, n, out, e)
+                    FG_ROWS6_DISPATCH(mr, FG_POINTWISE)
+#undef FG_POINTWISE
                     r += mr;
                 }
             }
@@ -421,14 +428,9 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
         for (size_t p = pr.first; p < pr.end; p++) {
             const float *w = packed + p * panel_size;
             size_t c = p * PANEL;
-            switch (mr) {
-            case 6: FG_TILE(flags, 6, a, kk, w, row, c, n, out, e); break;
-            case 5: FG_TILE(flags, 5, a, kk, w, row, c, n, out, e); break;
-            case 4: FG_TILE(flags, 4, a, kk, w, row, c, n, out, e); break;
-            case 3: FG_TILE(flags, 3, a, kk, w, row, c, n, out, e); break;
-            case 2: FG_TILE(flags, 2, a, kk, w, row, c, n, out, e); break;
-            default: FG_TILE(flags, 1, a, kk, w, row, c, n, out, e); break;
-            }
+#define FG_GATHERED(M) FG_TILE(flags, M, a, kk, w, row, c, n, out, e)
+            FG_ROWS6_DISPATCH(mr, FG_GATHERED)
+#undef FG_GATHERED
         }
     }
 }
