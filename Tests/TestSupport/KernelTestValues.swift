@@ -6,3 +6,10 @@ public func pseudoRandomValues(_ count: Int, seed: inout UInt64) -> [Float] {
         return Float(Int64(bitPattern: seed >> 11) % 2000) / 1000 - 1
     }
 }
+
+/// A deterministic pseudo-random integer in `range` from the same sequence as
+/// ``pseudoRandomValues(_:seed:)``, advancing `seed`: the kernel tests' random shapes and options.
+public func pseudoRandomInt(_ range: ClosedRange<Int>, seed: inout UInt64) -> Int {
+    seed = seed &* 6364136223846793005 &+ 1442695040888963407
+    return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
+}

@@ -15,10 +15,7 @@ import Testing
     /// writes only the rows it is given.
     @Test func bandsGiveTheBitsOfTheKernelsOneAfterTheOther() {
         var seed: UInt64 = 2024
-        func int(_ range: ClosedRange<Int>) -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
-        }
+        func int(_ range: ClosedRange<Int>) -> Int { pseudoRandomInt(range, seed: &seed) }
         var compared = 0, reused = 0, kinds = Set<String>()
         for caseIndex in 0..<120 {
             let batch = int(1...2), h = int(1...17), w = int(1...15), k = int(1...20), n = int(1...40), m = int(1...30)

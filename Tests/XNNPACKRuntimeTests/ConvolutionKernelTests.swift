@@ -14,10 +14,7 @@ import TFLiteImport
     /// double-precision reference.
     func runCase(seed start: UInt64) -> (vector: [Float], scalar: [Float], reference: [Double], label: String) {
         var seed = start
-        func int(_ range: ClosedRange<Int>) -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
-        }
+        func int(_ range: ClosedRange<Int>) -> Int { pseudoRandomInt(range, seed: &seed) }
         let rows = int(1...40), k = int(1...70), n = int(1...50)
         let input = pseudoRandomValues(rows * k, seed: &seed), weights = pseudoRandomValues(n * k, seed: &seed), bias = pseudoRandomValues(n, seed: &seed)
         let residualChannels = int(0...2) == 0 ? 0 : int(1...n)
@@ -138,10 +135,7 @@ import TFLiteImport
     /// scalar builds agree bit for bit and follow the definition (zeros outside the input).
     @Test func windowedConvolutionsMatchTheDefinitionInBothBuilds() {
         var seed: UInt64 = 99
-        func int(_ range: ClosedRange<Int>) -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
-        }
+        func int(_ range: ClosedRange<Int>) -> Int { pseudoRandomInt(range, seed: &seed) }
         var compared = 0
         for caseIndex in 0..<60 {
             let batch = int(1...2), inH = int(1...13), inW = int(1...13), inC = int(1...9), n = int(1...37)

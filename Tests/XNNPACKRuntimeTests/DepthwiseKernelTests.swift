@@ -13,10 +13,7 @@ import Testing
     /// follows the definition (zeros outside the input) within 1e-4.
     @Test func theVectorKernelMatchesTheScalarOneBitForBitAndBothMatchTheDefinition() {
         var seed: UInt64 = 2024
-        func int(_ range: ClosedRange<Int>) -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
-        }
+        func int(_ range: ClosedRange<Int>) -> Int { pseudoRandomInt(range, seed: &seed) }
         var compared = 0, wide = 0
         for caseIndex in 0..<150 {
             let common = caseIndex % 3 != 2

@@ -14,10 +14,7 @@ import Testing
     /// AVX2 and scalar builds agree bit for bit and both follow the definition (double precision).
     @Test func theVectorKernelMatchesTheScalarOneBitForBitAndBothMatchTheDefinition() {
         var seed: UInt64 = 77
-        func int(_ range: ClosedRange<Int>) -> Int {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            return range.lowerBound + Int((seed >> 33) % UInt64(range.count))
-        }
+        func int(_ range: ClosedRange<Int>) -> Int { pseudoRandomInt(range, seed: &seed) }
         var compared = 0
         for caseIndex in 0..<80 {
             let rows = int(1...30), k = int(1...200), n = int(1...6)
