@@ -170,11 +170,12 @@ FG_AVX2 __attribute__((always_inline)) static inline void tile(const int flags, 
 }
 
 /// MR rows × the first 8 channels of a panel: the last panel of a convolution whose channel count
-/// leaves at most 8 in it (24, 40, …) does half the multiply-adds of a full tile.
+/// leaves at most 8 in it (24, 40, …) does half the multiply-adds of a full tile. Up to 6 rows in the
+/// AVX2 paths, up to 12 in the AVX-512 ones (which have 32 vector registers).
 FG_AVX2 __attribute__((always_inline)) static inline void tile_half(const int flags, const int mr, const float *a, size_t k,
                                                                     const float *w, size_t row, size_t c, int n, float *out,
                                                                     const fg_conv_epilogue *e) {
-    __m256 acc[MAX_ROWS];
+    __m256 acc[2 * MAX_ROWS];
     __m256 bias = _mm256_loadu_ps(w);
     for (int r = 0; r < mr; r++) acc[r] = bias;
     const float *wr = w + PANEL;
@@ -232,10 +233,61 @@ static inline size_t equal_tiles(size_t rows, size_t most, size_t *base, size_t 
     return tiles;
 }
 
+/// The epilogue of MR rows × the 16 channels (from c) of one panel in AVX-512F registers, applied
+/// to the accumulators `acc` and stored (a masked store where fewer than 16 channels are left). A
+/// macro for the reason FINISH_TILE is one.
+#define FINISH_TILE512(flags, mr, acc, row, c, n, out, e)                                                          \
+    do {                                                                                                            \
+        __m512 min1_ = _mm512_set1_ps((e)->min1), max1_ = _mm512_set1_ps((e)->max1);                                 \
+        __m512 min2_ = _mm512_set1_ps((e)->min2), max2_ = _mm512_set1_ps((e)->max2);                                 \
+        long left_ = (long)(n) - (long)(c);                                                                         \
+        __m512 slope_ = _mm512_setzero_ps();                                                                        \
+        if ((flags) & FG_EPILOGUE_PRELU) slope_ = _mm512_maskz_loadu_ps(fg_lanes16(left_), (e)->prelu_slopes + (c)); \
+        for (int r_ = 0; r_ < (mr); r_++) {                                                                         \
+            float *o_ = (out) + ((row) + (size_t)r_) * (size_t)(n) + (c);                                           \
+            __m512 v_ = fg_finish16(flags, acc[r_], (row) + (size_t)r_, (c), slope_, e, min1_, max1_, min2_, max2_); \
+            if (left_ >= 16) {                                                                                      \
+                _mm512_storeu_ps(o_, v_);                                                                           \
+            } else {                                                                                                \
+                _mm512_mask_storeu_ps(o_, fg_lanes16(left_), v_);                                                   \
+            }                                                                                                       \
+        }                                                                                                           \
+    } while (0)
+
+/// The order in which the tiles of one block of rows (equal_tiles) meet their panels. Weights that
+/// fit in a quarter of L2 stay there while each tile goes through all its panels, so its output rows
+/// are written whole, one tile after the other (a 112×112 layer of 16 → 96 channels ran twice as fast
+/// so on the Xeon of docs/BENCHMARKS.md as panel by panel, whose writes 384 bytes apart the caches
+/// could not hold); larger weights go panel by panel through every tile, each panel read from
+/// memory once per block. The order changes no sum.
+typedef struct {
+    size_t row, base, taller, tiles, first_panel, panels;
+    int tiles_outer;
+} block_order;
+
+static inline block_order block_order_of(size_t row, size_t stop, size_t most, panel_range pr, size_t panel_size) {
+    block_order o;
+    o.row = row;
+    o.tiles = equal_tiles(stop - row, most, &o.base, &o.taller);
+    o.first_panel = pr.first;
+    o.panels = pr.end - pr.first;
+    o.tiles_outer = o.panels * panel_size * sizeof(float) <= fg_l2_bytes() / 4;
+    return o;
+}
+
+/// Step `step` (0 … tiles · panels − 1) of `o`: its first row, its rows and its panel.
+static inline void block_order_step(const block_order *o, size_t step, size_t *r, size_t *mr, size_t *p) {
+    size_t t = o->tiles_outer ? step / o->panels : step % o->tiles;
+    *p = o->first_panel + (o->tiles_outer ? step % o->panels : step / o->tiles);
+    // The first `taller` tiles are one row taller than the rest.
+    *r = o->row + t * o->base + (t < o->taller ? t : o->taller);
+    *mr = o->base + (t < o->taller ? 1 : 0);
+}
+
 /// MR rows (up to 12) × the 16 channels of one panel in AVX-512F registers, one per row: twice the
 /// rows of `tile` for each weight row loaded, so the epilogue and the loop's overhead are spread over
-/// twice the work. The sums are the same multiply-adds in the same order as `tile`'s, bit for bit;
-/// the epilogue is `tile`'s, on the two halves of each register.
+/// twice the work. The sums are the same multiply-adds in the same order as `tile`'s, and the
+/// epilogue (fg_finish16) the same operations, bit for bit.
 FG_AVX512 __attribute__((always_inline)) static inline void tile512(const int flags, const int mr, const float *a, size_t k,
                                                                     const float *w, size_t row, size_t c, int n, float *out,
                                                                     const fg_conv_epilogue *e) {
@@ -248,43 +300,29 @@ FG_AVX512 __attribute__((always_inline)) static inline void tile512(const int fl
         wr += PANEL;
         for (int r = 0; r < mr; r++) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[(size_t)r * k + i]), w0, acc[r]);
     }
-    __m256 low[2 * MAX_ROWS], high[2 * MAX_ROWS];
-    for (int r = 0; r < mr; r++) {
-        low[r] = _mm512_castps512_ps256(acc[r]);
-        high[r] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[r]), 1));
-    }
-    FINISH_TILE(flags, mr, low, high, row, c, n, out, e);
+    FINISH_TILE512(flags, mr, acc, row, c, n, out, e);
 }
 
 /// Rows row…stop−1 of a 1×1 convolution (one block) for panels pr: tiles of equal height, up to 12
-/// rows, in AVX-512F; a last panel of at most 8 channels in `tile_half`.
+/// rows, in AVX-512F; a last panel of at most 8 channels in `tile_half`, up to 12 rows too.
 FG_AVX512 __attribute__((always_inline)) static inline void pointwise_block512_with(const int flags, const float *input, size_t kk,
                                                                                     const float *packed, size_t panel_size, int n,
                                                                                     float *out, const fg_conv_epilogue *e, size_t row,
                                                                                     size_t stop, panel_range pr) {
-    size_t base, taller, tiles = equal_tiles(stop - row, 2 * MAX_ROWS, &base, &taller);
-    for (size_t p = pr.first; p < pr.end; p++) {
-        const float *w = packed + p * panel_size;
+    block_order o = block_order_of(row, stop, 2 * MAX_ROWS, pr, panel_size);
+    for (size_t step = 0; step < o.tiles * o.panels; step++) {
+        size_t r, mr, p;
+        block_order_step(&o, step, &r, &mr, &p);
+        const float *w = packed + p * panel_size, *a = input + r * kk;
         size_t c = p * PANEL;
-        int half = (long)n - (long)c <= 8;
-        size_t r = row;
-        for (size_t t = 0; t < tiles; t++) {
-            size_t mr = base + (t < taller ? 1 : 0);
-            const float *a = input + r * kk;
-            if (half) {
-                // tile_half takes at most 6 rows.
-                for (size_t q = 0; q < mr; q += MAX_ROWS) {
-                    size_t m = mr - q < MAX_ROWS ? mr - q : MAX_ROWS;
-#define FG_HALF(M) tile_half(flags, M, a + q * kk, kk, w, r + q, c, n, out, e)
-                    FG_ROWS6_DISPATCH(m, FG_HALF)
+        if ((long)n - (long)c <= 8) {
+#define FG_HALF(M) tile_half(flags, M, a, kk, w, r, c, n, out, e)
+            FG_ROWS12_DISPATCH(mr, FG_HALF)
 #undef FG_HALF
-                }
-            } else {
+        } else {
 #define FG_FULL(M) tile512(flags, M, a, kk, w, r, c, n, out, e)
-                FG_ROWS12_DISPATCH(mr, FG_FULL)
+            FG_ROWS12_DISPATCH(mr, FG_FULL)
 #undef FG_FULL
-            }
-            r += mr;
         }
     }
 }
@@ -374,29 +412,35 @@ FG_AVX2 static void gather_avx2(const float *input, const fg_conv_geometry *g, s
 }
 
 /// Output pixels row…end−1, six at a time, their windows copied into scratch (1×1: read in place).
-FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int flags, const float *input, const fg_conv_geometry *g,
-                                                                      const float *packed, int n, float *out,
-                                                                      const fg_conv_epilogue *e, float *scratch, size_t row,
-                                                                      size_t end, panel_range pr) {
+/// `avx512`: 0 (AVX2 only), 1 (AVX-512F tiles for layers of at least 64 inputs per output) or 2
+/// (for every layer: a core with full-width 512-bit units).
+FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int flags, const int avx512, const float *input,
+                                                                      const fg_conv_geometry *g, const float *packed, int n,
+                                                                      float *out, const fg_conv_epilogue *e, float *scratch,
+                                                                      size_t row, size_t end, panel_range pr) {
     size_t kk = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
     size_t panel_size = PANEL * (kk + 1);
     if (is_pointwise(g)) {
-        // Rows in blocks whose inputs fill at most half the core's L2, each panel of weights
-        // through every tile of the block: a weight matrix larger than the caches (1×1 convolutions
-        // over 7×7 or 14×14 pixels with hundreds of channels) is then read once per block, not once
-        // per six rows. The blocks are of equal size, so no block of a single row reads the whole
-        // weight matrix again for it.
-        size_t most = fg_l2_bytes() / 2 / (kk * sizeof(float)) / MAX_ROWS * MAX_ROWS;
+        // Rows in blocks whose inputs and outputs fill at most half the core's L2, each panel of
+        // weights through every tile of the block: a weight matrix larger than the caches (1×1
+        // convolutions over 7×7 or 14×14 pixels with hundreds of channels) is then read once per
+        // block, not once per six rows, and each output row's lines, written one panel at a time,
+        // stay in L2 until its last panel (a block of 12 544 rows of 96 outputs, 4.8 MB, sent each
+        // line to memory and back six times). The blocks are of equal size, so no block of a
+        // single row reads the whole weight matrix again for it.
+        size_t row_floats = kk + (pr.end - pr.first) * PANEL;
+        size_t most = fg_l2_bytes() / 2 / (row_floats * sizeof(float)) / MAX_ROWS * MAX_ROWS;
         if (most < MAX_ROWS) most = MAX_ROWS;
         size_t blocks = (end - row + most - 1) / most;
         size_t block = blocks ? (end - row + blocks - 1) / blocks : MAX_ROWS;
         for (; row < end; row += block) {
             size_t stop = end - row < block ? end : row + block;
             size_t p = pr.first;
-            // AVX-512F tiles where each tile has enough multiply-adds to carry the longer epilogue
-            // (measured on Zen 4, tools/bench/pointwise_vs_xnnpack.sh: faster from 80 inputs per
+            // AVX-512F tiles: on a core with full-width 512-bit units for every layer; on one that
+            // splits them in halves (Zen 4) where each tile has enough multiply-adds to carry the
+            // epilogue (tools/bench/pointwise_vs_xnnpack.sh there: faster from 80 inputs per
             // output, slower at 24 and 32).
-            if (stop - row > 1 && kk >= 64 && fg_has_avx512()) {
+            if (stop - row > 1 && (avx512 == 2 || (avx512 == 1 && kk >= 64))) {
                 pointwise_block512(flags, input, kk, packed, panel_size, n, out, e, row, stop, pr);
                 continue;
             }
@@ -404,19 +448,15 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
                 // A single row: four panels at a time.
                 for (; p + 4 <= pr.end; p += 4) tile_row4(flags, input + row * kk, kk, packed + p * panel_size, panel_size, row, p * PANEL, n, out, e);
             }
-            // Tiles of equal height, at most 6 rows (equal_tiles).
-            size_t base, taller, tiles = equal_tiles(stop - row, MAX_ROWS, &base, &taller);
-            for (; p < pr.end; p++) {
-                const float *w = packed + p * panel_size;
-                size_t r = row;
-                for (size_t t = 0; t < tiles; t++) {
-                    size_t mr = base + (t < taller ? 1 : 0);
-                    const float *a = input + r * kk;
-#define FG_POINTWISE(M) FG_TILE(flags, M, a, kk, w, r, p * PANEL, n, out, e)
-                    FG_ROWS6_DISPATCH(mr, FG_POINTWISE)
+            // Tiles of equal height, at most 6 rows (equal_tiles), in block_order.
+            block_order o = block_order_of(row, stop, MAX_ROWS, (panel_range){p, pr.end}, panel_size);
+            for (size_t step = 0; step < o.tiles * o.panels; step++) {
+                size_t r, mr, q;
+                block_order_step(&o, step, &r, &mr, &q);
+                const float *w = packed + q * panel_size, *a = input + r * kk;
+#define FG_POINTWISE(M) FG_TILE(flags, M, a, kk, w, r, q * PANEL, n, out, e)
+                FG_ROWS6_DISPATCH(mr, FG_POINTWISE)
 #undef FG_POINTWISE
-                    r += mr;
-                }
             }
         }
         return;
@@ -438,7 +478,7 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
 /// copied_rows compiled once per combination of epilogue work, for the stem rows' borders.
 FG_AVX2 static void copied_rows_any(const int flags, const float *input, const fg_conv_geometry *g, const float *packed, int n,
                                     float *out, const fg_conv_epilogue *e, float *scratch, size_t row, size_t end, panel_range pr) {
-#define FG_COPIED_ROWS(F) copied_rows(F, input, g, packed, n, out, e, scratch, row, end, pr)
+#define FG_COPIED_ROWS(F) copied_rows(F, 0, input, g, packed, n, out, e, scratch, row, end, pr)
     FG_EPILOGUE_DISPATCH(flags, FG_COPIED_ROWS)
 #undef FG_COPIED_ROWS
 }
@@ -488,9 +528,10 @@ FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int fl
     }
 }
 
-FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int flags, const float *input, const fg_conv_geometry *g,
-                                                                    const float *packed, int n, float *out, const fg_conv_epilogue *e,
-                                                                    float *scratch, size_t first, size_t rows, panel_range pr) {
+FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int flags, const int avx512, const float *input,
+                                                                    const fg_conv_geometry *g, const float *packed, int n, float *out,
+                                                                    const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows,
+                                                                    panel_range pr) {
     // Images as a network's first layer sees them: grey or RGB, moved by 1 or 2.
     if (g->dilation_w == 1 && (g->stride_w == 1 || g->stride_w == 2) && (g->in_c == 1 || g->in_c == 3) && !is_pointwise(g)) {
         int sw = g->stride_w;
@@ -503,13 +544,13 @@ FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int fl
         }
         return;
     }
-    copied_rows(flags, input, g, packed, n, out, e, scratch, first, rows, pr);
+    copied_rows(flags, avx512, input, g, packed, n, out, e, scratch, first, rows, pr);
 }
 
 /// The rows, compiled once per combination of epilogue work.
-FG_AVX2 static void conv_avx2(const float *input, const fg_conv_geometry *g, const float *packed, int n, float *out,
-                              const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows, panel_range pr) {
-#define FG_CONV_ROWS(F) rows_avx2(F, input, g, packed, n, out, e, scratch, first, rows, pr)
+FG_AVX2 static void conv_avx2(const int avx512, const float *input, const fg_conv_geometry *g, const float *packed, int n,
+                              float *out, const fg_conv_epilogue *e, float *scratch, size_t first, size_t rows, panel_range pr) {
+#define FG_CONV_ROWS(F) rows_avx2(F, avx512, input, g, packed, n, out, e, scratch, first, rows, pr)
     FG_EPILOGUE_DISPATCH(fg_epilogue_flags(e), FG_CONV_ROWS)
 #undef FG_CONV_ROWS
 }
@@ -538,7 +579,8 @@ void fg_conv_part_channels(const float *input, const fg_conv_geometry *geometry,
     panel_range pr = {first_panel, end_panel};
 #if FG_HAVE_AVX2_BUILD
     if (allow_simd && fg_has_avx2()) {
-        conv_avx2(input, geometry, packed, n, out, epilogue, scratch, first, end, pr);
+        int avx512 = allow_simd == FG_SIMD_AVX2 || !fg_has_avx512() ? 0 : fg_avx512_full_width() ? 2 : 1;
+        conv_avx2(avx512, input, geometry, packed, n, out, epilogue, scratch, first, end, pr);
         return;
     }
 #endif

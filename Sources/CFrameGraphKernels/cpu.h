@@ -19,6 +19,13 @@ int fg_has_avx2(void);
 /// FRAMEGRAPH_NO_AVX512 is not set in the environment (to compare the two builds; asked once).
 int fg_has_avx512(void);
 
+/// Whether this core runs 512-bit multiply-adds at twice the rate of 256-bit ones (Intel's cores
+/// with two 512-bit FMA units), rather than as two 256-bit halves (AMD's Zen 4): measured once, by
+/// timing independent multiply-add chains of each width (best of several, about 0.3 ms in all);
+/// FRAMEGRAPH_AVX512_FULL_WIDTH=0 or 1 in the environment says it instead. 0 without
+/// fg_has_avx512(). Where it is 1, the AVX-512 tiles pay off even for small layers.
+int fg_avx512_full_width(void);
+
 /// The L2 cache of one core in bytes (sysconf; 512 KiB when unknown), read once.
 size_t fg_l2_bytes(void);
 #endif

@@ -120,6 +120,41 @@ FG_AVX2 __attribute__((always_inline)) static inline void finish_store8(const in
     }
 }
 
+/// The fields of a dw_row that stay the same from row to row.
+FG_AVX2 __attribute__((always_inline)) static inline dw_row dw_row_of(const fg_conv_geometry *g, const float *packed, float *out,
+                                                                      const fg_conv_epilogue *e, size_t c0, size_t c1) {
+    dw_row r;
+    r.c0 = c0;
+    r.c1 = c1;
+    r.g = g;
+    r.packed = packed;
+    r.e = e;
+    r.out = out;
+    r.c = (size_t)g->in_c;
+    r.bsize = BLOCK * ((size_t)g->kernel_h * (size_t)g->kernel_w + 1);
+    r.min1 = _mm256_set1_ps(e->min1);
+    r.max1 = _mm256_set1_ps(e->max1);
+    r.min2 = _mm256_set1_ps(e->min2);
+    r.max2 = _mm256_set1_ps(e->max2);
+    r.s = NULL;
+    r.image = NULL;
+    r.row_pixel = 0;
+    return r;
+}
+
+/// `r` moved to output row `row`, whose windows `s` describes.
+FG_AVX2 __attribute__((always_inline)) static inline void dw_row_at(dw_row *r, const row_span *s, const float *input, size_t row) {
+    r->s = s;
+    r->image = input + s->image * (size_t)r->g->in_h * (size_t)r->g->in_w * r->c;
+    r->row_pixel = row * (size_t)r->g->out_w;
+}
+
+/// Sixteen channels as one AVX-512F register from two blocks of eight of the packing.
+FG_AVX512 __attribute__((always_inline)) static inline __m512 two_blocks(const float *low, const float *high) {
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm256_loadu_ps(low))),
+                                               _mm256_castps_pd(_mm256_loadu_ps(high)), 1));
+}
+
 /// Eight channels from `p`: the first `have` only when `masked` (the rest read as zero).
 FG_AVX2 __attribute__((always_inline)) static inline __m256 load8(const float *p, int masked, __m256i mask) {
     return masked ? _mm256_maskload_ps(p, mask) : _mm256_loadu_ps(p);
@@ -269,29 +304,121 @@ FG_AVX2 __attribute__((always_inline)) static inline void tiles(const int flags,
     if (cb < r->c1) tile(flags, kw, 1, 1, checked, r, ox, count, cb);
 }
 
+/// tile_wide on sixteen channels from cb in AVX-512F registers (two blocks of the packing; with
+/// `masked`, the first `have` of them only, more than 8, so both blocks exist): the same
+/// multiply-adds in the same order, the epilogue fg_finish16, bit for bit. On a core with
+/// full-width 512-bit units this is twice the work per instruction.
+FG_AVX512 __attribute__((always_inline)) static inline void tile_wide512(const int flags, const int kw, const int sw, const int masked,
+                                                                         const int checked, const dw_row *r, int ox, int count,
+                                                                         size_t cb) {
+    const fg_conv_geometry *g = r->g;
+    size_t c = r->c;
+    __mmask16 lanes = masked ? fg_lanes16((long)c - (long)cb) : (__mmask16)0xFFFF;
+    const float *w0 = r->packed + (cb / BLOCK) * r->bsize, *w1 = w0 + r->bsize;
+    __m512 acc[WIDE];
+    __m512 bias = two_blocks(w0, w1);
+    for (int j = 0; j < WIDE; j++) acc[j] = bias;
+    long left = (long)ox * sw - g->pad_left;
+    for (int ky = r->s->ky_lo; ky < r->s->ky_hi; ky++) {
+        const float *line = r->image + (size_t)(r->s->top + ky) * (size_t)g->in_w * c + cb;
+        size_t at = BLOCK * (1 + (size_t)ky * (size_t)kw);
+        __m512 wk[5];
+        FG_UNROLL
+        for (int kx = 0; kx < kw; kx++) wk[kx] = two_blocks(w0 + at + BLOCK * (size_t)kx, w1 + at + BLOCK * (size_t)kx);
+        FG_UNROLL
+        for (int col = 0; col < (WIDE - 1) * sw + kw; col++) {
+            long ix = left + col;
+            if (checked && (ix < 0 || ix >= g->in_w)) continue;
+            const float *p = line + (size_t)ix * c;
+            __m512 x = masked ? _mm512_maskz_loadu_ps(lanes, p) : _mm512_loadu_ps(p);
+            FG_UNROLL
+            for (int j = 0; j < WIDE; j++) {
+                int kx = col - j * sw;
+                if (kx >= 0 && kx < kw) acc[j] = _mm512_fmadd_ps(x, wk[kx], acc[j]);
+            }
+        }
+    }
+    const fg_conv_epilogue *e = r->e;
+    __m512 min1 = _mm512_set1_ps(e->min1), max1 = _mm512_set1_ps(e->max1);
+    __m512 min2 = _mm512_set1_ps(e->min2), max2 = _mm512_set1_ps(e->max2);
+    __m512 slope = _mm512_setzero_ps();
+    if (flags & FG_EPILOGUE_PRELU) slope = _mm512_maskz_loadu_ps(lanes, e->prelu_slopes + cb);
+    for (int j = 0; j < WIDE; j++) {
+        if (checked && j >= count) break;
+        size_t pixel = r->row_pixel + (size_t)ox + (size_t)j;
+        __m512 v = fg_finish16(flags, acc[j], pixel, cb, slope, e, min1, max1, min2, max2);
+        if (masked) {
+            _mm512_mask_storeu_ps(r->out + pixel * c + cb, lanes, v);
+        } else {
+            _mm512_storeu_ps(r->out + pixel * c + cb, v);
+        }
+    }
+}
+
+/// tiles_wide with sixteen channels at a time in AVX-512F; eight or fewer left over go through the
+/// AVX2 tile.
+FG_AVX512 __attribute__((always_inline)) static inline void tiles_wide512(const int flags, const int kw, const int sw,
+                                                                          const int checked, const dw_row *r, int ox, int count) {
+    size_t cb = r->c0;
+    for (; cb + 2 * BLOCK <= r->c1; cb += 2 * BLOCK) tile_wide512(flags, kw, sw, 0, checked, r, ox, count, cb);
+    if (cb + BLOCK < r->c1) {
+        tile_wide512(flags, kw, sw, 1, checked, r, ox, count, cb);
+    } else if (cb + BLOCK == r->c1) {
+        tile_wide(flags, kw, sw, 0, checked, r, ox, count, cb);
+    } else if (cb < r->c1) {
+        tile_wide(flags, kw, sw, 1, checked, r, ox, count, cb);
+    }
+}
+
+/// rows_avx2's wide tiles (a 3- or 5-wide kernel moved by 1 or 2) in AVX-512F.
+FG_AVX512 __attribute__((always_inline)) static inline void rows_wide512(const int flags, const int kw, const int sw, const float *input,
+                                                                         const fg_conv_geometry *g, const float *packed, float *out,
+                                                                         const fg_conv_epilogue *e, size_t first, size_t end,
+                                                                         size_t c0, size_t c1) {
+    dw_row r = dw_row_of(g, packed, out, e, c0, c1);
+    for (size_t row = first; row < end; row++) {
+        row_span s = span_of(g, row);
+        dw_row_at(&r, &s, input, row);
+        for (int ox = 0; ox < g->out_w; ox += WIDE) {
+            if (ox >= s.inner_lo && ox + WIDE <= s.inner_hi) {
+                tiles_wide512(flags, kw, sw, 0, &r, ox, WIDE);
+            } else {
+                tiles_wide512(flags, kw, sw, 1, &r, ox, g->out_w - ox < WIDE ? g->out_w - ox : WIDE);
+            }
+        }
+    }
+}
+
+/// The AVX-512F rows of the four common kernels (3- and 5-wide, moved by 1 or 2, no dilation),
+/// compiled once per combination of epilogue work; 0 when the kernel is not one of them.
+FG_AVX512 static int dw_avx512(const float *input, const fg_conv_geometry *g, const float *packed, float *out,
+                               const fg_conv_epilogue *e, size_t first, size_t end, size_t c0, size_t c1) {
+    int flags = fg_epilogue_flags(e);
+    if (g->dilation_w != 1 || g->dilation_h != 1 || (g->stride_w != 1 && g->stride_w != 2) || (g->kernel_w != 3 && g->kernel_w != 5))
+        return 0;
+#define FG_DW512_3_1(F) rows_wide512(F, 3, 1, input, g, packed, out, e, first, end, c0, c1)
+#define FG_DW512_3_2(F) rows_wide512(F, 3, 2, input, g, packed, out, e, first, end, c0, c1)
+#define FG_DW512_5_1(F) rows_wide512(F, 5, 1, input, g, packed, out, e, first, end, c0, c1)
+#define FG_DW512_5_2(F) rows_wide512(F, 5, 2, input, g, packed, out, e, first, end, c0, c1)
+    if (g->kernel_w == 3 && g->stride_w == 1) { FG_EPILOGUE_DISPATCH(flags, FG_DW512_3_1) }
+    else if (g->kernel_w == 3) { FG_EPILOGUE_DISPATCH(flags, FG_DW512_3_2) }
+    else if (g->stride_w == 1) { FG_EPILOGUE_DISPATCH(flags, FG_DW512_5_1) }
+    else { FG_EPILOGUE_DISPATCH(flags, FG_DW512_5_2) }
+#undef FG_DW512_3_1
+#undef FG_DW512_3_2
+#undef FG_DW512_5_1
+#undef FG_DW512_5_2
+    return 1;
+}
+
 FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int flags, const int kw, const int sw, const float *input,
                                                                     const fg_conv_geometry *g,
                                                                     const float *packed, float *out, const fg_conv_epilogue *e,
                                                                     size_t first, size_t end, size_t c0, size_t c1) {
-    size_t c = (size_t)g->in_c, taps = (size_t)g->kernel_h * (size_t)g->kernel_w;
-    dw_row r;
-    r.c0 = c0;
-    r.c1 = c1;
-    r.g = g;
-    r.packed = packed;
-    r.e = e;
-    r.out = out;
-    r.c = c;
-    r.bsize = BLOCK * (taps + 1);
-    r.min1 = _mm256_set1_ps(e->min1);
-    r.max1 = _mm256_set1_ps(e->max1);
-    r.min2 = _mm256_set1_ps(e->min2);
-    r.max2 = _mm256_set1_ps(e->max2);
+    dw_row r = dw_row_of(g, packed, out, e, c0, c1);
     for (size_t row = first; row < end; row++) {
         row_span s = span_of(g, row);
-        r.s = &s;
-        r.image = input + s.image * (size_t)g->in_h * (size_t)g->in_w * c;
-        r.row_pixel = row * (size_t)g->out_w;
+        dw_row_at(&r, &s, input, row);
         int ox = 0;
         if (sw) {
             // Wide tiles along the whole row, checked where they reach past the inner columns.
@@ -360,6 +487,7 @@ void fg_dwconv_part_channels(const float *input, const fg_conv_geometry *geometr
     if (first >= end || first_block >= end_block) return;
     size_t c0 = first_block * BLOCK, c1 = end_block * BLOCK < c ? end_block * BLOCK : c;
 #if FG_HAVE_AVX2_BUILD
+    if (allow_simd == FG_SIMD_BEST && fg_avx512_full_width() && dw_avx512(input, geometry, packed, out, epilogue, first, end, c0, c1)) return;
     if (allow_simd && fg_has_avx2()) {
         dw_avx2(input, geometry, packed, out, epilogue, first, end, c0, c1);
         return;

@@ -111,5 +111,36 @@ FG_AVX2 __attribute__((always_inline)) static inline __m256 fg_finish8(const int
     }
     return v;
 }
+
+/// Lanes 0..count-1 of sixteen (count clamped to 0…16), for AVX-512 masked loads and stores.
+static inline __mmask16 fg_lanes16(long count) {
+    if (count <= 0) return 0;
+    if (count >= 16) return 0xFFFF;
+    return (__mmask16)((1u << count) - 1u);
+}
+
+/// fg_finish8 on sixteen channels c…c+15 at once (AVX-512F): the same operations on each lane, so
+/// the results are those of fg_finish8 and fg_finish bit for bit.
+FG_AVX512 __attribute__((always_inline)) static inline __m512 fg_finish16(const int flags, __m512 v, size_t row, size_t c,
+                                                                         __m512 slope, const fg_conv_epilogue *e, __m512 min1,
+                                                                         __m512 max1, __m512 min2, __m512 max2) {
+    if (!(flags & FG_EPILOGUE_UNCLAMPED)) v = _mm512_min_ps(_mm512_max_ps(v, min1), max1);
+    if (flags & FG_EPILOGUE_RESIDUAL) {
+        long have = (long)e->residual_channels - (long)c;
+        if (have >= 16) {
+            v = _mm512_add_ps(v, _mm512_loadu_ps(e->residual + row * e->residual_stride + c));
+        } else if (have > 0) {
+            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(fg_lanes16(have), e->residual + row * e->residual_stride + c));
+        }
+    }
+    if (!(flags & FG_EPILOGUE_UNCLAMPED)) v = _mm512_min_ps(_mm512_max_ps(v, min2), max2);
+    if (flags & FG_EPILOGUE_PRELU) {
+        v = _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LE_OQ), v, slope);
+    } else if (flags & FG_EPILOGUE_HSWISH) {
+        __m512 g = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, _mm512_set1_ps(3.0f)), _mm512_setzero_ps()), _mm512_set1_ps(6.0f));
+        v = _mm512_mul_ps(_mm512_mul_ps(v, g), _mm512_set1_ps(1.0f / 6.0f));
+    }
+    return v;
+}
 #endif
 #endif

@@ -10,9 +10,10 @@ import TFLiteImport
 /// FrameGraph's own convolution kernel (`fg_conv`, `fg_pointwise_conv`) and the fusion that hands it
 /// the addition, channel pad and PReLU / hard-swish after a convolution.
 @Suite struct ConvolutionKernelTests {
-    /// One random case: shapes, epilogue, and the outputs of the AVX2 and scalar builds and of a
-    /// double-precision reference.
-    func runCase(seed start: UInt64) -> (vector: [Float], scalar: [Float], reference: [Double], label: String) {
+    /// One random case: shapes, epilogue, and the outputs of the widest vector build this CPU runs
+    /// (AVX-512F where it pays), the AVX2 build and the scalar one, and of a double-precision
+    /// reference.
+    func runCase(seed start: UInt64) -> (vector: [Float], avx2: [Float], scalar: [Float], reference: [Double], label: String) {
         var seed = start
         func int(_ range: ClosedRange<Int>) -> Int { pseudoRandomInt(range, seed: &seed) }
         let rows = int(1...40), k = int(1...70), n = int(1...50)
@@ -52,15 +53,17 @@ import TFLiteImport
             }
         }
         let label = "rows \(rows) k \(k) n \(n) residual \(residualChannels) tail \(tail) clamps \(min1)…\(max1), \(min2)…\(max2)"
-        return (run(simd: 1), run(simd: 0), reference, label)
+        return (run(simd: 1), run(simd: 2), run(simd: 0), reference, label)
     }
 
     @Test func theVectorKernelMatchesTheScalarOneBitForBitAndBothMatchTheDefinition() {
         var compared = 0
         for caseIndex in 0..<120 {
-            let (vector, scalar, reference, label) = runCase(seed: UInt64(caseIndex) &* 7919 &+ 17)
+            let (vector, avx2, scalar, reference, label) = runCase(seed: UInt64(caseIndex) &* 7919 &+ 17)
             let mismatches = zip(vector, scalar).filter { $0.bitPattern != $1.bitPattern }.count
-            #expect(mismatches == 0, "case \(caseIndex) (\(label)): \(mismatches) values differ between the AVX2 and scalar builds")
+            #expect(mismatches == 0, "case \(caseIndex) (\(label)): \(mismatches) values differ between the widest vector and the scalar build")
+            let avx2Mismatches = zip(avx2, scalar).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(avx2Mismatches == 0, "case \(caseIndex) (\(label)): \(avx2Mismatches) values differ between the AVX2 and scalar builds")
             let worst = zip(scalar, reference).map { abs(Double($0) - $1) }.max() ?? .infinity
             #expect(worst < 1e-4, "case \(caseIndex) (\(label)): scalar build differs from the definition by \(worst)")
             compared += vector.count
@@ -109,12 +112,12 @@ import TFLiteImport
     }
 
     /// A 1×1 convolution whose input is larger than half the core's L2 runs in several blocks of rows
-    /// (equal in size, tiles of equal height in each): every row and channel still gets the scalar
-    /// build's bits, in the blocks' seams too.
-    @Test func rowsInSeveralBlocksKeepTheirValues() {
+    /// (equal in size, tiles of equal height in each), and one whose weights fill more than a quarter
+    /// of it goes panel by panel instead of tile by tile: every row and channel still gets the
+    /// scalar build's bits in each vector build, in the blocks' seams too.
+    @Test(arguments: [(64, 24, fg_l2_bytes() / (64 * 4) + 5), (600, 300, 40)])
+    func rowsInSeveralBlocksAndEitherOrderKeepTheirValues(k: Int, n: Int, rows: Int) {
         var seed: UInt64 = 2024
-        let k = 64, n = 24
-        let rows = fg_l2_bytes() / (k * 4) + 5  // about two blocks' worth and a few rows more: three blocks
         let input = pseudoRandomValues(rows * k, seed: &seed), weights = pseudoRandomValues(n * k, seed: &seed), bias = pseudoRandomValues(n, seed: &seed)
         var packed = [Float](repeating: .nan, count: fg_conv_packed_count(Int32(k), Int32(n)))
         fg_conv_pack(weights, bias, Int32(k), Int32(n), &packed)
@@ -125,9 +128,11 @@ import TFLiteImport
             fg_pointwise_conv(input, rows, Int32(k), packed, Int32(n), &out, &e, simd)
             return out
         }
-        let vector = run(simd: 1), scalar = run(simd: 0)
-        let differing = zip(vector, scalar).filter { $0.bitPattern != $1.bitPattern }.count
-        #expect(differing == 0, "\(differing) of \(rows * n) values differ between the builds (\(rows) rows)")
+        let scalar = run(simd: 0)
+        for (name, simd) in [("widest vector", Int32(1)), ("AVX2", Int32(2))] {
+            let differing = zip(run(simd: simd), scalar).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(differing == 0, "\(differing) of \(rows * n) values differ between the \(name) and scalar builds (\(rows) rows)")
+        }
         #expect(!scalar.contains { $0.isNaN })
     }
 
@@ -157,7 +162,7 @@ import TFLiteImport
                 fg_conv(input, &g, packed, Int32(n), &out, &e, &scratch, simd)
                 return out
             }
-            let vector = run(simd: 1), scalar = run(simd: 0)
+            let vector = run(simd: 1), avx2 = run(simd: 2), scalar = run(simd: 0)
             var worst = 0.0
             for b in 0..<batch { for oy in 0..<outH { for ox in 0..<outW { for c in 0..<n {
                 var v = Double(bias[c])
@@ -173,7 +178,9 @@ import TFLiteImport
             let label = "batch \(batch) input \(inH)×\(inW)×\(inC) kernel \(kh)×\(kw) stride \(sh),\(sw) dilation \(dh),\(dw) pad \(padTop),\(padLeft) n \(n)"
             #expect(worst < 1e-4, "case \(caseIndex) (\(label)): scalar build differs from the definition by \(worst)")
             let mismatches = zip(vector, scalar).filter { $0.bitPattern != $1.bitPattern }.count
-            #expect(mismatches == 0, "case \(caseIndex) (\(label)): \(mismatches) values differ between the AVX2 and scalar builds")
+            #expect(mismatches == 0, "case \(caseIndex) (\(label)): \(mismatches) values differ between the widest vector and the scalar build")
+            let avx2Mismatches = zip(avx2, scalar).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(avx2Mismatches == 0, "case \(caseIndex) (\(label)): \(avx2Mismatches) values differ between the AVX2 and scalar builds")
             compared += vector.count
         }
         #expect(compared > 20_000)

@@ -5,6 +5,11 @@
 #define FRAMEGRAPH_KERNELS_H
 #include <stddef.h>
 
+/// What a kernel's `allow_simd` argument says: the scalar build (0), the widest build this CPU runs
+/// well (1: AVX-512F where it pays, else AVX2 + FMA, else scalar), or at most AVX2 + FMA (2). All
+/// agree bit for bit; tests run each and compare.
+enum { FG_SIMD_SCALAR = 0, FG_SIMD_BEST = 1, FG_SIMD_AVX2 = 2 };
+
 /// Lab (scikit-image convention) of n pixels given as linear-light R, G, B rows.
 /// m: the 3×3 matrix XYZ/white = m · rgb, row-major.
 void fg_lab_from_linear(const float *r, const float *g, const float *b, float *l, float *a, float *bb,
@@ -221,5 +226,10 @@ int fg_conv_has_simd(void);
 /// The L2 cache of one core in bytes (sysconf; 512 KiB when unknown): a 1×1 convolution's rows go
 /// in blocks whose inputs fill at most half of it.
 size_t fg_l2_bytes(void);
+
+/// Whether the AVX-512 tiles run at full width on this core (two 512-bit multiply-adds a cycle, as
+/// on Intel's cores, not two halves as on AMD's Zen 4), measured once; 0 where they do not run at
+/// all (see fg_has_avx512 in cpu.h and FRAMEGRAPH_AVX512_FULL_WIDTH).
+int fg_avx512_full_width(void);
 
 #endif
