@@ -211,14 +211,18 @@ struct ModelCommand {
         var byType: [String: [Double]] = [:]
         var byStage: [Int: (name: String, flops: Int, times: [Double])] = [:]
         let profileRuns = max(5, min(runs, 50))
+        // The plan's stages first, run after run, then the split graph's: alternated, each would
+        // evict the other's weights, and every stage would be timed on cold caches.
+        for _ in 0..<profileRuns {
+            for (index, stage) in try predictor.predictTimed().enumerated() {
+                byStage[index, default: (stage.operations.joined(separator: "+") + " " + stage.node, stage.flops, [])].times.append(stage.seconds * 1000)
+            }
+        }
         for _ in 0..<3 { try split.predict() }
         var totals: [Double] = []
         for _ in 0..<profileRuns {
             var perType: [String: Double] = [:]
             var total = 0.0
-            for (index, stage) in try predictor.predictTimed().enumerated() {
-                byStage[index, default: (stage.operations.joined(separator: "+") + " " + stage.node, stage.flops, [])].times.append(stage.seconds * 1000)
-            }
             for stage in try split.predictTimed() {
                 perType[stage.operations.first ?? "?", default: 0] += stage.seconds * 1000
                 total += stage.seconds * 1000
