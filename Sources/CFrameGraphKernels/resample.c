@@ -4,6 +4,9 @@
 // vectorised), a horizontal pass sums the taps of each output sample.
 #include "fg_kernels.h"
 #include "cpu.h"
+#if FG_HAVE_AVX2_BUILD
+#include <immintrin.h>
+#endif
 
 int fg_area_taps(int *start, int *count, float *weight, int max_taps, int n, int source) {
     const double f = (double)source / (double)n;
@@ -46,6 +49,35 @@ static inline void accumulate(float *acc, const unsigned char *row, float w, int
     if (fg_has_avx2()) accumulate_avx2(acc, row, w, n, first); else accumulate_base(acc, row, w, n, first);
 }
 
+#if FG_HAVE_AVX2_BUILD
+/// The horizontal pass of one row of one-channel samples, eight outputs at a time: output ox is the
+/// sum over its taps k of xw[ox·xmax + k] · acc[xs[ox] + k], both gathered (lanes whose output has
+/// fewer taps add a zero). Each product is rounded, then added, in the scalar loop's order (no fused
+/// multiply-add), so the values are the scalar loop's, bit for bit. Returns the outputs done (a
+/// multiple of 8; the rest are the scalar loop's).
+static FG_AVX2 int horizontal_avx2(const float *acc, float *out, int dw, const int *xs, const int *xc, const float *xw, int xmax) {
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), zero = _mm256_setzero_si256();
+    int ox = 0;
+    for (; ox + 8 <= dw; ox += 8) {
+        __m256i start = _mm256_loadu_si256((const __m256i *)(const void *)(xs + ox));
+        __m256i count = _mm256_loadu_si256((const __m256i *)(const void *)(xc + ox));
+        __m256i weights = _mm256_mullo_epi32(_mm256_add_epi32(_mm256_set1_epi32(ox), lanes), _mm256_set1_epi32(xmax));
+        int most = 0;
+        for (int j = 0; j < 8; j++) most = xc[ox + j] > most ? xc[ox + j] : most;
+        __m256 sum = _mm256_setzero_ps();
+        for (int k = 0; k < most; k++) {
+            __m256i kk = _mm256_set1_epi32(k);
+            __m256 has = _mm256_castsi256_ps(_mm256_cmpgt_epi32(count, kk));
+            __m256 a = _mm256_mask_i32gather_ps(_mm256_castsi256_ps(zero), acc, _mm256_add_epi32(start, kk), has, 4);
+            __m256 w = _mm256_mask_i32gather_ps(_mm256_castsi256_ps(zero), xw, _mm256_add_epi32(weights, kk), has, 4);
+            sum = _mm256_add_ps(sum, _mm256_mul_ps(w, a));
+        }
+        _mm256_storeu_ps(out + ox, sum);
+    }
+    return ox;
+}
+#endif
+
 void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int channels, float *dst, int dw, int dh,
                     const int *xs, const int *xc, const float *xw, int xmax,
                     const int *ys, const int *yc, const float *yw, int ymax, float *acc) {
@@ -57,7 +89,11 @@ void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int 
         for (int k = 0; k < yc[oy]; k++) accumulate(acc, row + (ptrdiff_t)k * ss, w[k], width, k == 0);
         float *out = dst + (ptrdiff_t)oy * dw * channels;
         if (channels == 1) {
-            for (int ox = 0; ox < dw; ox++) {
+            int ox = 0;
+#if FG_HAVE_AVX2_BUILD
+            if (fg_has_avx2()) ox = horizontal_avx2(acc, out, dw, xs, xc, xw, xmax);
+#endif
+            for (; ox < dw; ox++) {
                 const float *wx = xw + ox * xmax, *a = acc + xs[ox];
                 float sum = 0;
                 for (int k = 0; k < xc[ox]; k++) sum += wx[k] * a[k];

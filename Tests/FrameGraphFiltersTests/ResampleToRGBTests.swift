@@ -61,6 +61,48 @@ import Testing
         }
     }
 
+    /// Random grey pictures (Cb = Cr = 128, full range, so R = G = B = Y) shrunk and enlarged to sizes
+    /// of every width modulo 8: each output is the area mean of the source pixels under it (exact
+    /// overlaps, double precision), rounded, to within 1.
+    @Test(arguments: [(640, 480, 256, 256), (641, 479, 100, 77), (37, 29, 13, 11), (320, 240, 403, 61), (1280, 720, 250, 9)])
+    func greyPicturesBecomeTheAreaMeansOfTheirPixels(sw: Int, sh: Int, dw: Int, dh: Int) {
+        var frame = Frame.make(.yuv420p, width: sw, height: sh)
+        frame.color = ColorDescription(range: .full, matrix: ColorDescription.bt709Code, primaries: ColorDescription.bt709Code, transfer: ColorDescription.bt709Code)
+        var seed: UInt64 = UInt64(sw * 1000 + dw)
+        for p in 0..<3 {
+            for r in 0..<(p == 0 ? sh : (sh + 1) / 2) {
+                let row = frame.row(r, plane: p)
+                for i in 0..<row.count {
+                    seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                    row[i] = p == 0 ? UInt8(truncatingIfNeeded: seed >> 56) : 128
+                }
+            }
+        }
+        let out = Frame.make(.rgb24, width: dw, height: dh)
+        var resample = ResampleToRGB()
+        let converted = resample.convert(frame, into: out)
+        #expect(converted)
+        /// The overlap of source pixels [i, i+1) with output o's interval on an axis of n → m.
+        func overlaps(_ o: Int, _ n: Int, _ m: Int) -> [(Int, Double)] {
+            let f = Double(n) / Double(m), a = Double(o) * f, b = Double(o + 1) * f
+            return (Int(a)..<min(n, Int(b.rounded(.up)))).map { i in (i, min(Double(i + 1), b) - max(Double(i), a)) }.filter { $0.1 > 0 }
+        }
+        var worst = 0
+        withExtendedLifetime((frame, out)) {
+            for oy in 0..<dh {
+                let ys = overlaps(oy, sh, dh)
+                for ox in 0..<dw {
+                    let xs = overlaps(ox, sw, dw)
+                    var sum = 0.0, total = 0.0
+                    for (y, wy) in ys { let row = frame.row(y, plane: 0); for (x, wx) in xs { sum += wy * wx * Double(row[x]); total += wy * wx } }
+                    let expected = Int((sum / total).rounded()), got = out.packedPixel(x: ox, y: oy)
+                    worst = max(worst, got.map { abs(Int($0) - expected) }.max() ?? 255)
+                }
+            }
+        }
+        #expect(worst <= 1, "\(sw)×\(sh) → \(dw)×\(dh): an output is \(worst) from its area mean")
+    }
+
     @Test func rgbInputAndUnhandledFormats() {
         let rgb = Frame.make(.rgb24, width: 300, height: 200)
         for y in 0..<200 { let row = rgb.row(y); for i in 0..<row.count { row[i] = UInt8(i % 3 == 0 ? 200 : (i % 3 == 1 ? 100 : 50)) } }
