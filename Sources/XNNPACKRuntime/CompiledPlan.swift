@@ -51,7 +51,7 @@ final class CompiledPlan {
                 continue
             }
             if inGroup.contains(i) { continue }
-            let supported = XNNPACKStage.supports(node, in: graph)
+            let supported = XNNPACKStage.supports(node, in: graph) && !(ownKernels && NativeKernels.runsInsteadOfXNNPACK(node, in: graph))
             if supported, !stagePerOperation, let last = plan.last, case .xnnpack = last.kind {
                 plan[plan.count - 1].nodes.append(i)
             } else {

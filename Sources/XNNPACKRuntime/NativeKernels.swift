@@ -1,10 +1,39 @@
+import CFrameGraphKernels
 import Foundation
 import NeuralGraph
 
 /// The operations this XNNPACK snapshot lacks, as plain Swift loops over the predictor's buffers:
 /// concatenation, tanh, hard sigmoid, mean over arbitrary axes, nearest-neighbour resize, softmax
-/// with a temperature.
+/// with a temperature; and one it runs slowly, bilinear resize (the C kernel `fg_resize_bilinear`,
+/// where the plan runs FrameGraph's own kernels: ``runsInsteadOfXNNPACK(_:in:)``).
 enum NativeKernels {
+    /// Whether the own-kernel plan runs `node` here although XNNPACK supports it: a bilinear resize
+    /// of NHWC images (four dimensions in and out).
+    static func runsInsteadOfXNNPACK(_ node: NeuralNode, in graph: NeuralGraph) -> Bool {
+        guard case .resizeBilinear = node.operation, let input = node.inputs.first, input >= 0, let output = node.outputs.first
+        else { return false }
+        return graph.tensors[input].shape.count == 4 && graph.tensors[output].shape.count == 4
+    }
+
+    /// Source indices and weights of a bilinear resize along one axis of `inputs` samples to
+    /// `outputs`, by TensorFlow's conventions (corners aligned, half-pixel centres, or neither): output
+    /// o blends `low[o]` and `high[o]` with weight `weight[o]` for the second; positions before the
+    /// first sample or past the last take that sample alone.
+    static func bilinearTaps(outputs: Int, inputs: Int, alignCorners: Bool, halfPixelCenters: Bool)
+        -> (low: [Int32], high: [Int32], weight: [Float]) {
+        let scale = alignCorners && outputs > 1 ? Float(inputs - 1) / Float(outputs - 1) : Float(inputs) / Float(outputs)
+        var low = [Int32](), high = [Int32](), weight = [Float]()
+        for o in 0..<outputs {
+            let x = !alignCorners && halfPixelCenters ? (Float(o) + 0.5) * scale - 0.5 : Float(o) * scale
+            let below = x.rounded(.down)
+            let l = x < 0 ? 0 : min(Int(below), inputs - 1), h = x < 0 ? 0 : min(l + 1, inputs - 1)
+            low.append(Int32(l))
+            high.append(Int32(h))
+            weight.append(x < 0 || h == l ? 0 : x - below)
+        }
+        return (low, high, weight)
+    }
+
     /// A kernel bound to its input and output buffers.
     static func make(_ node: NeuralNode, graph: NeuralGraph, buffers: [Int: TensorBuffer],
                      constants: [Int: ConstantStorage]) throws -> () -> Void {
@@ -89,6 +118,19 @@ enum NativeKernels {
                         }
                     }
                 }
+            }
+        case .resizeBilinear(let alignCorners, let halfPixel):
+            let inShape = graph.tensors[node.inputs[0]].shape
+            let src = try pointer(node.inputs[0])
+            guard inShape.count == 4, outShape.count == 4, inShape[0] == outShape[0], inShape[3] == outShape[3],
+                  inShape.allSatisfy({ $0 > 0 && $0 <= Int(Int32.max) }), outShape.allSatisfy({ $0 > 0 && $0 <= Int(Int32.max) })
+            else { throw ModelError.runtime(operation: label, reason: "resizes \(inShape) to \(outShape): not NHWC images of one batch and channel count") }
+            let ys = bilinearTaps(outputs: outShape[1], inputs: inShape[1], alignCorners: alignCorners, halfPixelCenters: halfPixel)
+            let xs = bilinearTaps(outputs: outShape[2], inputs: inShape[2], alignCorners: alignCorners, halfPixelCenters: halfPixel)
+            let dims = (inShape + outShape).map { Int32($0) }
+            return {
+                fg_resize_bilinear(src, dims[0], dims[1], dims[2], dims[3], out, dims[5], dims[6], ys.low, ys.high, ys.weight,
+                                   xs.low, xs.high, xs.weight, 1)
             }
         case .softmax(let beta):
             let src = try pointer(node.inputs[0])

@@ -223,6 +223,14 @@ void fg_add_mean(const float *a, const float *b, size_t pixels, size_t channels,
 /// on the core and the network: the Swift side times both (KernelTuning.swift).
 int fg_conv_has_simd(void);
 
+/// Bilinear resize of `batch` NHWC images of `c` channels from ih×iw to oh×ow: output row y blends
+/// source rows y0[y] and y1[y] (weight wy[y] for the second), column x source columns x0[x] and
+/// x1[x] (weight wx[x]); indices must lie inside the source (the caller's tables, from the
+/// operation's corner convention). Horizontal blends first, then the vertical one; the AVX2 and
+/// baseline builds agree bit for bit (`allow_simd` = 0 forces the baseline one).
+void fg_resize_bilinear(const float *input, int batch, int ih, int iw, int c, float *out, int oh, int ow, const int *y0,
+                        const int *y1, const float *wy, const int *x0, const int *x1, const float *wx, int allow_simd);
+
 /// The L2 cache of one core in bytes (sysconf; 512 KiB when unknown): a 1×1 convolution's rows go
 /// in blocks whose inputs fill at most half of it.
 size_t fg_l2_bytes(void);
