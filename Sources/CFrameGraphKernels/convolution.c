@@ -483,10 +483,74 @@ FG_AVX2 static void copied_rows_any(const int flags, const float *input, const f
 #undef FG_COPIED_ROWS
 }
 
+/// tile_stem for twelve consecutive output pixels in AVX-512F registers, one per pixel: the same
+/// multiply-adds in the same order, the epilogue fg_finish16, bit for bit.
+FG_AVX512 __attribute__((always_inline)) static inline void tile_stem512(const int flags, const int cin, const int sw, const float *p,
+                                                                         const fg_conv_geometry *g, const float *w, size_t row, size_t c,
+                                                                         int n, float *out, const fg_conv_epilogue *e) {
+    __m512 acc[2 * MAX_ROWS];
+    __m512 bias = _mm512_loadu_ps(w);
+    for (int r = 0; r < 2 * MAX_ROWS; r++) acc[r] = bias;
+    const float *wr = w + PANEL;
+    size_t next_row = (size_t)g->in_w * (size_t)cin * (size_t)g->dilation_h - (size_t)g->kernel_w * (size_t)cin;
+    size_t k = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)cin, along = 0, run = (size_t)g->kernel_w * (size_t)cin;
+    for (size_t i = 0; i < k; i++) {
+        __m512 w0 = _mm512_loadu_ps(wr);
+        wr += PANEL;
+        for (int r = 0; r < 2 * MAX_ROWS; r++) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(p[r * sw * cin]), w0, acc[r]);
+        p++;
+        if (++along == run) {
+            along = 0;
+            p += next_row;
+        }
+    }
+    FINISH_TILE512(flags, 2 * MAX_ROWS, acc, row, c, n, out, e);
+}
+
+/// Output pixels row, row+1, … of one output row whose windows lie inside the input (up to
+/// `inner_end`), twelve at a time through tile_stem512 for panels pr; `line` is the input row of the
+/// windows' top, `ox` the first pixel's column. Returns the first pixel not done (fewer than twelve
+/// are left).
+FG_AVX512 __attribute__((always_inline)) static inline size_t stem_run512_with(const int flags, const int cin, const int sw,
+                                                                               const float *line, const fg_conv_geometry *g,
+                                                                               const float *packed, size_t panel_size, int n, float *out,
+                                                                               const fg_conv_epilogue *e, size_t row, size_t ox,
+                                                                               size_t inner_end, panel_range pr) {
+    for (; row + 2 * MAX_ROWS <= inner_end; row += 2 * MAX_ROWS, ox += 2 * MAX_ROWS) {
+        const float *p = line + (ox * (size_t)sw - (size_t)g->pad_left) * (size_t)cin;
+        for (size_t q = pr.first; q < pr.end; q++) tile_stem512(flags, cin, sw, p, g, packed + q * panel_size, row, q * PANEL, n, out, e);
+    }
+    return row;
+}
+
+/// stem_run512_with compiled for grey and RGB images moved by 1 or 2, once per combination of
+/// epilogue work.
+FG_AVX512 static size_t stem_run512(const int flags, const int cin, const int sw, const float *line, const fg_conv_geometry *g,
+                                    const float *packed, size_t panel_size, int n, float *out, const fg_conv_epilogue *e, size_t row,
+                                    size_t ox, size_t inner_end, panel_range pr) {
+    size_t done = row;
+#define FG_STEM512(CIN, SW, F) done = stem_run512_with(F, CIN, SW, line, g, packed, panel_size, n, out, e, row, ox, inner_end, pr)
+#define FG_STEM512_1_1(F) FG_STEM512(1, 1, F)
+#define FG_STEM512_1_2(F) FG_STEM512(1, 2, F)
+#define FG_STEM512_3_1(F) FG_STEM512(3, 1, F)
+#define FG_STEM512_3_2(F) FG_STEM512(3, 2, F)
+    if (cin == 1 && sw == 1) { FG_EPILOGUE_DISPATCH(flags, FG_STEM512_1_1) }
+    else if (cin == 1) { FG_EPILOGUE_DISPATCH(flags, FG_STEM512_1_2) }
+    else if (sw == 1) { FG_EPILOGUE_DISPATCH(flags, FG_STEM512_3_1) }
+    else { FG_EPILOGUE_DISPATCH(flags, FG_STEM512_3_2) }
+#undef FG_STEM512_1_1
+#undef FG_STEM512_1_2
+#undef FG_STEM512_3_1
+#undef FG_STEM512_3_2
+#undef FG_STEM512
+    return done;
+}
+
 /// Output pixels first…end−1 of a convolution over `cin` (a constant) channels moved by `sw` (a
 /// constant): along each output row, the pixels whose windows lie inside the input six at a time
 /// through tile_stem, the rest through copied windows.
-FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int flags, const int cin, const int sw, const float *input,
+FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int flags, const int wide, const int cin, const int sw,
+                                                                    const float *input,
                                                                     const fg_conv_geometry *g, const float *packed, int n, float *out,
                                                                     const fg_conv_epilogue *e, float *scratch, size_t first,
                                                                     size_t end, panel_range pr) {
@@ -519,6 +583,12 @@ FG_AVX2 __attribute__((always_inline)) static inline void stem_rows(const int fl
         }
         size_t inner_end = row - ox + (size_t)hi < row_end ? row - ox + (size_t)hi : row_end;
         const float *line = input + (image * (size_t)g->in_h + (size_t)top) * (size_t)g->in_w * (size_t)cin;
+        if (wide) {
+            // Twelve pixels at a time in AVX-512F first (a core with full-width 512-bit units).
+            size_t done = stem_run512(flags, cin, sw, line, g, packed, panel_size, n, out, e, row, ox, inner_end, pr);
+            ox += done - row;
+            row = done;
+        }
         for (; row + MAX_ROWS <= inner_end; row += MAX_ROWS, ox += MAX_ROWS) {
             const float *p = line + ((size_t)ox * (size_t)sw - (size_t)g->pad_left) * (size_t)cin;
             for (size_t q = pr.first; q < pr.end; q++) tile_stem(flags, cin, sw, p, g, packed + q * panel_size, row, q * PANEL, n, out, e);
@@ -535,12 +605,13 @@ FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int fl
     // Images as a network's first layer sees them: grey or RGB, moved by 1 or 2.
     if (g->dilation_w == 1 && (g->stride_w == 1 || g->stride_w == 2) && (g->in_c == 1 || g->in_c == 3) && !is_pointwise(g)) {
         int sw = g->stride_w;
+        int wide = avx512 == 2;
         if (g->in_c == 1) {
-            sw == 1 ? stem_rows(flags, 1, 1, input, g, packed, n, out, e, scratch, first, rows, pr)
-                    : stem_rows(flags, 1, 2, input, g, packed, n, out, e, scratch, first, rows, pr);
+            sw == 1 ? stem_rows(flags, wide, 1, 1, input, g, packed, n, out, e, scratch, first, rows, pr)
+                    : stem_rows(flags, wide, 1, 2, input, g, packed, n, out, e, scratch, first, rows, pr);
         } else {
-            sw == 1 ? stem_rows(flags, 3, 1, input, g, packed, n, out, e, scratch, first, rows, pr)
-                    : stem_rows(flags, 3, 2, input, g, packed, n, out, e, scratch, first, rows, pr);
+            sw == 1 ? stem_rows(flags, wide, 3, 1, input, g, packed, n, out, e, scratch, first, rows, pr)
+                    : stem_rows(flags, wide, 3, 2, input, g, packed, n, out, e, scratch, first, rows, pr);
         }
         return;
     }

@@ -136,6 +136,48 @@ import TFLiteImport
         #expect(!scalar.contains { $0.isNaN })
     }
 
+    /// A network's first layer on an image (1 or 3 channels, 3×3, moved by 1 or 2, padded, with a
+    /// clamp and hard-swish), wide enough for the stem's runs of twelve and six pixels and the
+    /// copied borders: every vector build gives the scalar build's bits, which follow the definition.
+    @Test(arguments: [(1, 1, 16), (3, 2, 16), (3, 1, 24), (1, 2, 32), (3, 2, 5)])
+    func imageStemsKeepTheirValuesInEveryBuild(inC: Int, stride: Int, n: Int) {
+        var seed: UInt64 = UInt64(inC * 100 + stride * 10 + n)
+        let (inH, inW, k3) = (9, 61, 3)
+        let outH = (inH + 2 - k3) / stride + 1, outW = (inW + 2 - k3) / stride + 1, k = k3 * k3 * inC
+        let input = pseudoRandomValues(inH * inW * inC, seed: &seed), weights = pseudoRandomValues(n * k, seed: &seed), bias = pseudoRandomValues(n, seed: &seed)
+        var g = fg_conv_geometry(batch: 1, in_h: Int32(inH), in_w: Int32(inW), in_c: Int32(inC), kernel_h: 3, kernel_w: 3,
+                                 stride_h: Int32(stride), stride_w: Int32(stride), dilation_h: 1, dilation_w: 1,
+                                 pad_top: 1, pad_left: 1, out_h: Int32(outH), out_w: Int32(outW))
+        var packed = [Float](repeating: .nan, count: fg_conv_packed_count(Int32(k), Int32(n)))
+        fg_conv_pack(weights, bias, Int32(k), Int32(n), &packed)
+        func run(simd: Int32) -> [Float] {
+            var out = [Float](repeating: .nan, count: outH * outW * n)
+            var scratch = [Float](repeating: .nan, count: max(1, fg_conv_scratch_count(&g)))
+            var e = fg_conv_epilogue(min1: -1, max1: 1.5, residual: nil, residual_stride: 0, residual_channels: 0,
+                                     min2: -.infinity, max2: .infinity, prelu_slopes: nil, hard_swish: 1)
+            fg_conv(input, &g, packed, Int32(n), &out, &e, &scratch, simd)
+            return out
+        }
+        let scalar = run(simd: 0)
+        for (name, simd) in [("widest vector", Int32(1)), ("AVX2", Int32(2))] {
+            let differing = zip(run(simd: simd), scalar).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(differing == 0, "\(differing) of \(scalar.count) values differ between the \(name) and scalar builds")
+        }
+        var worst = 0.0
+        for oy in 0..<outH { for ox in 0..<outW { for c in 0..<n {
+            var v = Double(bias[c])
+            for ky in 0..<3 { for kx in 0..<3 {
+                let iy = oy * stride + ky - 1, ix = ox * stride + kx - 1
+                guard iy >= 0, iy < inH, ix >= 0, ix < inW else { continue }
+                for i in 0..<inC { v += Double(input[(iy * inW + ix) * inC + i]) * Double(weights[((c * 3 + ky) * 3 + kx) * inC + i]) }
+            } }
+            v = min(max(v, -1), 1.5)
+            v = v * min(max(v + 3, 0), 6) / 6
+            worst = max(worst, abs(v - Double(scalar[(oy * outW + ox) * n + c])))
+        } } }
+        #expect(worst < 1e-4, "the scalar build differs from the definition by \(worst)")
+    }
+
     /// Convolutions with windows (kernel sizes, strides, dilations, padding, batches): the AVX2 and
     /// scalar builds agree bit for bit and follow the definition (zeros outside the input).
     @Test func windowedConvolutionsMatchTheDefinitionInBothBuilds() {
