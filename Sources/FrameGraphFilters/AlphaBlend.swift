@@ -1,3 +1,4 @@
+import CFrameGraphKernels
 import FrameGraph
 
 /// Blends two frames by a mask: `out = foreground × m + background × (1 − m)` with `m = mask / 255`.
@@ -69,8 +70,8 @@ public final class AlphaBlend: CompositeNode, @unchecked Sendable {
                   let m = mask.row(min(y * maskStep, mask.height - 1)).baseAddress else { continue }
             // Within the mask's width: chroma of an odd-width frame may reach one sample past it.
             let inside = min(cols, (mask.width - 1) / maskStep + 1)
-            if channels == 1 && maskStep == 1 {
-                for x in 0..<inside { o[x] = mix(f[x], b[x], m[x]) }
+            if channels == 1 && (maskStep == 1 || maskStep == 2) {
+                fg_blend_row(f, b, m, o, inside, Int32(maskStep), 1)
             } else if channels == 1 {
                 for x in 0..<inside { o[x] = mix(f[x], b[x], m[x * maskStep]) }
             } else {

@@ -114,6 +114,38 @@ import TestSupport
         #expect(out.packedPixel(x: 2, y: 0) == [105, 105, 105])
     }
 
+    /// yuv420p frames of widths on both sides of the vector blocks (the chroma rows reading every
+    /// other mask sample): every byte of every plane is the exactly rounded mix of its samples under
+    /// the mask sample at its position (the chroma's at twice its coordinates).
+    @Test(arguments: [(1, 1), (15, 3), (33, 4), (37, 9), (64, 2), (641, 5)])
+    func yuvBlendIsExactAtEverySample(width: Int, height: Int) {
+        var seed = UInt64(width * 31 + height)
+        func random() -> UInt8 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: seed >> 56)
+        }
+        let fg = Frame.make(.yuv420p, width: width, height: height), bg = Frame.make(.yuv420p, width: width, height: height)
+        let mask = Frame.make(.gray8, width: width, height: height), out = Frame.make(.yuv420p, width: width, height: height)
+        for f in [fg, bg] { for p in 0..<3 { for y in 0..<(p == 0 ? height : (height + 1) / 2) { let r = f.row(y, plane: p); for i in 0..<r.count { r[i] = random() } } } }
+        for y in 0..<height { let r = mask.row(y); for i in 0..<r.count { r[i] = [0, 255, random()][Int(random() % 3)] } }
+        AlphaBlend.blend(foreground: fg, background: bg, mask: mask, into: out)
+        var wrong = 0
+        withExtendedLifetime((fg, bg, mask, out)) {
+            for p in 0..<3 {
+                let step = p == 0 ? 1 : 2, w = p == 0 ? width : (width + 1) / 2, h = p == 0 ? height : (height + 1) / 2
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let a = Int(mask.row(min(y * step, height - 1))[min(x * step, width - 1)])
+                        let f = Int(fg.row(y, plane: p)[x]), b = Int(bg.row(y, plane: p)[x])
+                        let expected = Int((Double(f * a + b * (255 - a)) / 255).rounded())
+                        if Int(out.row(y, plane: p)[x]) != expected { wrong += 1 }
+                    }
+                }
+            }
+        }
+        #expect(wrong == 0, "\(width)×\(height): \(wrong) samples differ from the exact mix")
+    }
+
     @Test func blendRejectsAMaskOfAnotherSize() {
         let blend = AlphaBlend(name: "mix")
         let rgb = FrameDescription(format: .rgb24, width: 64, height: 64)

@@ -231,6 +231,12 @@ int fg_conv_has_simd(void);
 void fg_resize_bilinear(const float *input, int batch, int ih, int iw, int c, float *out, int oh, int ow, const int *y0,
                         const int *y1, const float *wy, const int *x0, const int *x1, const float *wx, int allow_simd);
 
+/// n samples of one row: o[x] = (f[x]·a + b[x]·(255 − a)) / 255 rounded to nearest, with
+/// a = m[x · mask_step] (1, or 2 for a 4:2:0 chroma row under a full-resolution mask); the mask row
+/// must hold (n − 1)·mask_step + 1 samples. The AVX2 and scalar builds give the same bytes.
+void fg_blend_row(const unsigned char *f, const unsigned char *b, const unsigned char *m, unsigned char *o, size_t n, int mask_step,
+                  int allow_simd);
+
 /// The L2 cache of one core in bytes (sysconf; 512 KiB when unknown): a 1×1 convolution's rows go
 /// in blocks whose inputs fill at most half of it.
 size_t fg_l2_bytes(void);
