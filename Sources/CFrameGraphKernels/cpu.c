@@ -1,5 +1,6 @@
 // See cpu.h.
 #include "cpu.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,30 +71,39 @@ FG_AVX512 static double time_zmm(float seed) {
 }
 #endif
 
+#if FG_HAVE_AVX2_BUILD
+static int full_width = 0;
+
+/// Measures (or reads from the environment) what fg_avx512_full_width answers; run once.
+static void decide_full_width(void) {
+    const char *said = getenv("FRAMEGRAPH_AVX512_FULL_WIDTH");
+    if (!fg_has_avx512()) {
+        full_width = 0;
+    } else if (said && (said[0] == '0' || said[0] == '1') && said[1] == 0) {
+        full_width = said[0] == '1';
+    } else {
+        // Best of seven alternated timings of each width: the first 512-bit instructions of a
+        // process may run slowly while the core changes its power state, and the host may take
+        // the core away during any one of them. Twice the work in the same time is one ratio, the
+        // same work in twice the time the other; 1.5 lies between.
+        double ymm = 1e9, zmm = 1e9;
+        for (int round = 0; round < 7; round++) {
+            double z = time_zmm(1e-3f * (float)round), y = time_ymm(1e-3f * (float)round);
+            if (z < zmm) zmm = z;
+            if (y < ymm) ymm = y;
+        }
+        full_width = zmm < 1.5 * ymm;
+    }
+}
+#endif
+
 int fg_avx512_full_width(void) {
 #if FG_HAVE_AVX2_BUILD
-    static int cached = -1;
-    if (cached < 0) {
-        const char *said = getenv("FRAMEGRAPH_AVX512_FULL_WIDTH");
-        if (!fg_has_avx512()) {
-            cached = 0;
-        } else if (said && (said[0] == '0' || said[0] == '1') && said[1] == 0) {
-            cached = said[0] == '1';
-        } else {
-            // Best of seven alternated timings of each width: the first 512-bit instructions of a
-            // process may run slowly while the core changes its power state, and the host may
-            // take the core away during any one of them. Twice the work in the same time is one
-            // ratio, the same work in twice the time the other; 1.5 lies between.
-            double ymm = 1e9, zmm = 1e9;
-            for (int round = 0; round < 7; round++) {
-                double z = time_zmm(1e-3f * (float)round), y = time_ymm(1e-3f * (float)round);
-                if (z < zmm) zmm = z;
-                if (y < ymm) ymm = y;
-            }
-            cached = zmm < 1.5 * ymm;
-        }
-    }
-    return cached;
+    // Once per process, even when the first calls come from several threads of a pool at once:
+    // every kernel of a prediction then takes the same paths.
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, decide_full_width);
+    return full_width;
 #else
     return 0;
 #endif
