@@ -233,27 +233,6 @@ static inline size_t equal_tiles(size_t rows, size_t most, size_t *base, size_t 
     return tiles;
 }
 
-/// The epilogue of MR rows × the 16 channels (from c) of one panel in AVX-512F registers, applied
-/// to the accumulators `acc` and stored (a masked store where fewer than 16 channels are left). A
-/// macro for the reason FINISH_TILE is one.
-#define FINISH_TILE512(flags, mr, acc, row, c, n, out, e)                                                          \
-    do {                                                                                                            \
-        __m512 min1_ = _mm512_set1_ps((e)->min1), max1_ = _mm512_set1_ps((e)->max1);                                 \
-        __m512 min2_ = _mm512_set1_ps((e)->min2), max2_ = _mm512_set1_ps((e)->max2);                                 \
-        long left_ = (long)(n) - (long)(c);                                                                         \
-        __m512 slope_ = _mm512_setzero_ps();                                                                        \
-        if ((flags) & FG_EPILOGUE_PRELU) slope_ = _mm512_maskz_loadu_ps(fg_lanes16(left_), (e)->prelu_slopes + (c)); \
-        for (int r_ = 0; r_ < (mr); r_++) {                                                                         \
-            float *o_ = (out) + ((row) + (size_t)r_) * (size_t)(n) + (c);                                           \
-            __m512 v_ = fg_finish16(flags, acc[r_], (row) + (size_t)r_, (c), slope_, e, min1_, max1_, min2_, max2_); \
-            if (left_ >= 16) {                                                                                      \
-                _mm512_storeu_ps(o_, v_);                                                                           \
-            } else {                                                                                                \
-                _mm512_mask_storeu_ps(o_, fg_lanes16(left_), v_);                                                   \
-            }                                                                                                       \
-        }                                                                                                           \
-    } while (0)
-
 /// The order in which the tiles of one block of rows (equal_tiles) meet their panels. Weights that
 /// fit in a quarter of L2 stay there while each tile goes through all its panels, so its output rows
 /// are written whole, one tile after the other (a 112×112 layer of 16 → 96 channels ran twice as fast
@@ -412,8 +391,8 @@ FG_AVX2 static void gather_avx2(const float *input, const fg_conv_geometry *g, s
 }
 
 /// Output pixels row…end−1, six at a time, their windows copied into scratch (1×1: read in place).
-/// `avx512`: 0 (AVX2 only), 1 (AVX-512F tiles for layers of at least 64 inputs per output) or 2
-/// (for every layer: a core with full-width 512-bit units).
+/// `avx512` (fg_avx512_level): none, the AVX-512F tiles for layers of at least 64 inputs per
+/// output (HALF), or for every layer (FULL: a core with full-width 512-bit units).
 FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int flags, const int avx512, const float *input,
                                                                       const fg_conv_geometry *g, const float *packed, int n,
                                                                       float *out, const fg_conv_epilogue *e, float *scratch,
@@ -440,7 +419,7 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
             // splits them in halves (Zen 4) where each tile has enough multiply-adds to carry the
             // epilogue (tools/bench/pointwise_vs_xnnpack.sh there: faster from 80 inputs per
             // output, slower at 24 and 32).
-            if (stop - row > 1 && (avx512 == 2 || (avx512 == 1 && kk >= 64))) {
+            if (stop - row > 1 && (avx512 == FG_AVX512_FULL || (avx512 == FG_AVX512_HALF && kk >= 64))) {
                 pointwise_block512(flags, input, kk, packed, panel_size, n, out, e, row, stop, pr);
                 continue;
             }
@@ -605,7 +584,7 @@ FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int fl
     // Images as a network's first layer sees them: grey or RGB, moved by 1 or 2.
     if (g->dilation_w == 1 && (g->stride_w == 1 || g->stride_w == 2) && (g->in_c == 1 || g->in_c == 3) && !is_pointwise(g)) {
         int sw = g->stride_w;
-        int wide = avx512 == 2;
+        int wide = avx512 == FG_AVX512_FULL;
         if (g->in_c == 1) {
             sw == 1 ? stem_rows(flags, wide, 1, 1, input, g, packed, n, out, e, scratch, first, rows, pr)
                     : stem_rows(flags, wide, 1, 2, input, g, packed, n, out, e, scratch, first, rows, pr);
@@ -650,8 +629,7 @@ void fg_conv_part_channels(const float *input, const fg_conv_geometry *geometry,
     panel_range pr = {first_panel, end_panel};
 #if FG_HAVE_AVX2_BUILD
     if (allow_simd && fg_has_avx2()) {
-        int avx512 = allow_simd == FG_SIMD_AVX2 || !fg_has_avx512() ? 0 : fg_avx512_full_width() ? 2 : 1;
-        conv_avx2(avx512, input, geometry, packed, n, out, epilogue, scratch, first, end, pr);
+        conv_avx2(fg_avx512_level(allow_simd), input, geometry, packed, n, out, epilogue, scratch, first, end, pr);
         return;
     }
 #endif

@@ -109,6 +109,11 @@ int fg_avx512_full_width(void) {
 #endif
 }
 
+int fg_avx512_level(int allow_simd) {
+    if (allow_simd != 1 || !fg_has_avx512()) return FG_AVX512_NONE;
+    return fg_avx512_full_width() ? FG_AVX512_FULL : FG_AVX512_HALF;
+}
+
 size_t fg_l2_bytes(void) {
     static long cached = 0;
     if (cached == 0) {

@@ -26,6 +26,12 @@ int fg_has_avx512(void);
 /// fg_has_avx512(). Where it is 1, the AVX-512 tiles pay off even for small layers.
 int fg_avx512_full_width(void);
 
+/// Which AVX-512F paths a kernel call with this `allow_simd` (FG_SIMD_…) takes: none (0; AVX2 at
+/// most, or no AVX-512F), the tiles that pay on a core that splits 512-bit work into halves (1), or
+/// every one (2: fg_avx512_full_width). The one place the kernels ask.
+enum { FG_AVX512_NONE = 0, FG_AVX512_HALF = 1, FG_AVX512_FULL = 2 };
+int fg_avx512_level(int allow_simd);
+
 /// The L2 cache of one core in bytes (sysconf; 512 KiB when unknown), read once.
 size_t fg_l2_bytes(void);
 #endif

@@ -338,21 +338,7 @@ FG_AVX512 __attribute__((always_inline)) static inline void tile_wide512(const i
             }
         }
     }
-    const fg_conv_epilogue *e = r->e;
-    __m512 min1 = _mm512_set1_ps(e->min1), max1 = _mm512_set1_ps(e->max1);
-    __m512 min2 = _mm512_set1_ps(e->min2), max2 = _mm512_set1_ps(e->max2);
-    __m512 slope = _mm512_setzero_ps();
-    if (flags & FG_EPILOGUE_PRELU) slope = _mm512_maskz_loadu_ps(lanes, e->prelu_slopes + cb);
-    for (int j = 0; j < WIDE; j++) {
-        if (checked && j >= count) break;
-        size_t pixel = r->row_pixel + (size_t)ox + (size_t)j;
-        __m512 v = fg_finish16(flags, acc[j], pixel, cb, slope, e, min1, max1, min2, max2);
-        if (masked) {
-            _mm512_mask_storeu_ps(r->out + pixel * c + cb, lanes, v);
-        } else {
-            _mm512_storeu_ps(r->out + pixel * c + cb, v);
-        }
-    }
+    FINISH_TILE512(flags, checked ? count : WIDE, acc, r->row_pixel + (size_t)ox, cb, c, r->out, r->e);
 }
 
 /// tiles_wide with sixteen channels at a time in AVX-512F; eight or fewer left over go through the
@@ -487,7 +473,7 @@ void fg_dwconv_part_channels(const float *input, const fg_conv_geometry *geometr
     if (first >= end || first_block >= end_block) return;
     size_t c0 = first_block * BLOCK, c1 = end_block * BLOCK < c ? end_block * BLOCK : c;
 #if FG_HAVE_AVX2_BUILD
-    if (allow_simd == FG_SIMD_BEST && fg_avx512_full_width() && dw_avx512(input, geometry, packed, out, epilogue, first, end, c0, c1)) return;
+    if (fg_avx512_level(allow_simd) == FG_AVX512_FULL && dw_avx512(input, geometry, packed, out, epilogue, first, end, c0, c1)) return;
     if (allow_simd && fg_has_avx2()) {
         dw_avx2(input, geometry, packed, out, epilogue, first, end, c0, c1);
         return;

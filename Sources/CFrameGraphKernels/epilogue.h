@@ -142,5 +142,28 @@ FG_AVX512 __attribute__((always_inline)) static inline __m512 fg_finish16(const 
     }
     return v;
 }
+
+/// The epilogue of MR rows of sixteen channels from c in AVX-512F registers (rows `n` floats apart
+/// in `out`, from row `row`: a convolution's output rows, or a depthwise row's pixels), applied to
+/// the accumulators `acc` and stored (masked where fewer than 16 channels are left). A macro, not a
+/// function: the accumulator array must never have its address taken, or the compiler keeps it in
+/// memory.
+#define FINISH_TILE512(flags, mr, acc, row, c, n, out, e)                                                          \
+    do {                                                                                                            \
+        __m512 min1_ = _mm512_set1_ps((e)->min1), max1_ = _mm512_set1_ps((e)->max1);                                 \
+        __m512 min2_ = _mm512_set1_ps((e)->min2), max2_ = _mm512_set1_ps((e)->max2);                                 \
+        long left_ = (long)(n) - (long)(c);                                                                         \
+        __m512 slope_ = _mm512_setzero_ps();                                                                        \
+        if ((flags) & FG_EPILOGUE_PRELU) slope_ = _mm512_maskz_loadu_ps(fg_lanes16(left_), (e)->prelu_slopes + (c)); \
+        for (int r_ = 0; r_ < (mr); r_++) {                                                                         \
+            float *o_ = (out) + ((row) + (size_t)r_) * (size_t)(n) + (c);                                           \
+            __m512 v_ = fg_finish16(flags, acc[r_], (row) + (size_t)r_, (c), slope_, e, min1_, max1_, min2_, max2_); \
+            if (left_ >= 16) {                                                                                      \
+                _mm512_storeu_ps(o_, v_);                                                                           \
+            } else {                                                                                                \
+                _mm512_mask_storeu_ps(o_, fg_lanes16(left_), v_);                                                   \
+            }                                                                                                       \
+        }                                                                                                           \
+    } while (0)
 #endif
 #endif
