@@ -1,9 +1,14 @@
 // One-pass resize + colour conversion into a network's input: a 1080p decoded frame becomes a
 // 256×256 RGB picture without a full-resolution RGB copy (ResampleToRGB in FrameGraphFilters).
 // Separable area filter: a vertical pass accumulates the source rows of one output row (contiguous,
-// vectorised), a horizontal pass sums the taps of each output sample.
+// vectorised), a horizontal pass sums the taps of each output sample. Contraction into fused
+// multiply-adds is off in this file, so the AVX2, AVX-512 and baseline builds compute the same
+// products and sums, bit for bit (the vertical pass's AVX2 copy used to fuse them).
+#pragma STDC FP_CONTRACT OFF
 #include "fg_kernels.h"
 #include "cpu.h"
+#include <stdlib.h>
+#include <string.h>
 #if FG_HAVE_AVX2_BUILD
 #include <immintrin.h>
 #endif
@@ -78,11 +83,114 @@ static FG_AVX2 int horizontal_avx2(const float *acc, float *out, int dw, const i
 }
 #endif
 
+/// The horizontal pass with AVX-512F permutes instead of gathers. The outputs of a row go in chunks
+/// of up to 16 whose taps all lie among 32 consecutive samples from the chunk's first tap; per tap a
+/// chunk takes one two-register permute of those samples and one load of the tap's 16 weights (zero
+/// where an output has fewer taps, its index then the chunk's first sample). The products are
+/// rounded, then added, in the scalar loop's order, so the values are the scalar loop's, bit for bit.
+/// The plan (area_plan_make) is made once per call of fg_area_resize and serves all its rows.
+#if FG_HAVE_AVX2_BUILD
+enum { PLAN_LANES = 16, PLAN_WINDOW = 32 };
+typedef struct {
+    int first, outputs, base, taps;
+    int pad[PLAN_LANES - 4];  /* the records after it start 64-byte aligned within the plan */
+} area_chunk;
+typedef struct {
+    int index[PLAN_LANES];
+    float weight[PLAN_LANES];
+} area_tap;
+
+/// The chunks of one row's outputs: calls visit(first, outputs, taps) for each in order; returns 0, or
+/// -1 when one output alone has more taps than the window holds.
+static int area_chunks(int dw, const int *xs, const int *xc, void (*visit)(void *, int, int, int), void *context) {
+    int ox = 0;
+    while (ox < dw) {
+        if (xc[ox] > PLAN_WINDOW) return -1;
+        int base = xs[ox], n = 0, taps = 0;
+        while (ox + n < dw && n < PLAN_LANES && xs[ox + n] >= base && xs[ox + n] + xc[ox + n] - base <= PLAN_WINDOW) {
+            if (xc[ox + n] > taps) taps = xc[ox + n];
+            n++;
+        }
+        visit(context, ox, n, taps);
+        ox += n;
+    }
+    return 0;
+}
+
+typedef struct { size_t bytes; } plan_size;
+static void count_chunk(void *context, int first, int outputs, int taps) {
+    (void)first; (void)outputs;
+    ((plan_size *)context)->bytes += sizeof(area_chunk) + (size_t)(taps > 0 ? taps : 0) * sizeof(area_tap);
+}
+
+typedef struct { unsigned char *at; const int *xs, *xc; const float *xw; int xmax; } plan_fill;
+static void fill_chunk(void *context, int first, int outputs, int taps) {
+    plan_fill *f = context;
+    area_chunk *c = (area_chunk *)(void *)f->at;
+    memset(c, 0, sizeof *c);
+    c->first = first;
+    c->outputs = outputs;
+    c->base = f->xs[first];
+    c->taps = taps;
+    area_tap *t = (area_tap *)(void *)(f->at + sizeof *c);
+    for (int k = 0; k < taps; k++) {
+        for (int j = 0; j < PLAN_LANES; j++) {
+            int o = first + j, has = j < outputs && k < f->xc[o];
+            t[k].index[j] = has ? f->xs[o] + k - c->base : 0;
+            t[k].weight[j] = has ? f->xw[(size_t)o * (size_t)f->xmax + (size_t)k] : 0.0f;
+        }
+    }
+    f->at += sizeof *c + (size_t)taps * sizeof(area_tap);
+}
+
+/// The plan of one row's horizontal pass (64-byte aligned; free()), or NULL (no memory, or an output
+/// with more taps than the window: the gather path then runs). `*bytes`: its size.
+static unsigned char *area_plan_make(int dw, const int *xs, const int *xc, const float *xw, int xmax, size_t *bytes) {
+    plan_size size = {0};
+    if (area_chunks(dw, xs, xc, count_chunk, &size) != 0 || size.bytes == 0) return NULL;
+    size_t rounded = (size.bytes + 63) / 64 * 64;
+    unsigned char *plan = aligned_alloc(64, rounded);
+    if (!plan) return NULL;
+    plan_fill f = {plan, xs, xc, xw, xmax};
+    (void)area_chunks(dw, xs, xc, fill_chunk, &f);
+    *bytes = size.bytes;
+    return plan;
+}
+
+/// One row's horizontal pass through a plan: `acc` holds `width` samples (read no further).
+static FG_AVX512 void horizontal_plan512(const float *acc, int width, float *out, int dw, const unsigned char *plan, size_t bytes) {
+    const unsigned char *at = plan, *end = plan + bytes;
+    while (at < end) {
+        const area_chunk *c = (const area_chunk *)(const void *)at;
+        const area_tap *t = (const area_tap *)(const void *)(at + sizeof *c);
+        long left = (long)width - c->base;
+        __mmask16 m0 = left >= 16 ? 0xFFFF : (__mmask16)((1u << (left > 0 ? left : 0)) - 1);
+        __mmask16 m1 = left >= 32 ? 0xFFFF : (left > 16 ? (__mmask16)((1u << (left - 16)) - 1) : 0);
+        __m512 lo = _mm512_maskz_loadu_ps(m0, acc + c->base), hi = _mm512_maskz_loadu_ps(m1, acc + c->base + 16);
+        __m512 sum = _mm512_setzero_ps();
+        for (int k = 0; k < c->taps; k++) {
+            __m512 a = _mm512_permutex2var_ps(lo, _mm512_load_si512((const void *)t[k].index), hi);
+            sum = _mm512_add_ps(sum, _mm512_mul_ps(_mm512_load_ps(t[k].weight), a));
+        }
+        // Lanes past the chunk's outputs hold zeros that the next chunk overwrites; only at the row's
+        // end is the store masked.
+        if (c->first + PLAN_LANES <= dw) _mm512_storeu_ps(out + c->first, sum);
+        else _mm512_mask_storeu_ps(out + c->first, (__mmask16)((1u << c->outputs) - 1), sum);
+        at += sizeof *c + (size_t)c->taps * sizeof(area_tap);
+    }
+}
+#endif
+
 void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int channels, float *dst, int dw, int dh,
                     const int *xs, const int *xc, const float *xw, int xmax,
                     const int *ys, const int *yc, const float *yw, int ymax, float *acc) {
     (void)sh;
     const int width = sw * channels;
+    size_t plan_bytes = 0;
+    unsigned char *plan = NULL;
+#if FG_HAVE_AVX2_BUILD
+    if (channels == 1 && fg_has_avx512()) plan = area_plan_make(dw, xs, xc, xw, xmax, &plan_bytes);
+#endif
     for (int oy = 0; oy < dh; oy++) {
         const unsigned char *row = src + (ptrdiff_t)ys[oy] * ss;
         const float *w = yw + oy * ymax;
@@ -91,6 +199,10 @@ void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int 
         if (channels == 1) {
             int ox = 0;
 #if FG_HAVE_AVX2_BUILD
+            if (plan) {
+                horizontal_plan512(acc, width, out, dw, plan, plan_bytes);
+                continue;
+            }
             if (fg_has_avx2()) ox = horizontal_avx2(acc, out, dw, xs, xc, xw, xmax);
 #endif
             for (; ox < dw; ox++) {
@@ -111,6 +223,7 @@ void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int 
             }
         }
     }
+    free(plan);
 }
 
 static inline unsigned char clamp255(float v) {
@@ -118,8 +231,77 @@ static inline unsigned char clamp255(float v) {
     return v <= 0.0f ? 0 : (v >= 255.0f ? 255 : (unsigned char)v);
 }
 
+#if FG_HAVE_AVX2_BUILD
+/// clamp255 of sixteen floats (lo: the first eight): + 0.5, clamped to 0…255, truncated, packed in
+/// order into bytes — clamp255's values exactly.
+FG_AVX2 static inline __m128i clamp255_16(__m256 lo, __m256 hi) {
+    const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.0f);
+    __m256i a = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(lo, half), zero), top));
+    __m256i b = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(hi, half), zero), top));
+    __m256i words = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);  // packus works per 128-bit lane
+    return _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+}
+
+/// Where each of the 48 bytes of sixteen RGB24 pixels comes from: byte j of output block q (pixel
+/// p = (16q + j) / 3, channel (16q + j) mod 3) is byte p of that channel's register; −128: none.
+static const signed char interleave[3][3][16] = {
+    {{0, -128, -128, 1, -128, -128, 2, -128, -128, 3, -128, -128, 4, -128, -128, 5},
+     {-128, 0, -128, -128, 1, -128, -128, 2, -128, -128, 3, -128, -128, 4, -128, -128},
+     {-128, -128, 0, -128, -128, 1, -128, -128, 2, -128, -128, 3, -128, -128, 4, -128}},
+    {{-128, -128, 6, -128, -128, 7, -128, -128, 8, -128, -128, 9, -128, -128, 10, -128},
+     {5, -128, -128, 6, -128, -128, 7, -128, -128, 8, -128, -128, 9, -128, -128, 10},
+     {-128, 5, -128, -128, 6, -128, -128, 7, -128, -128, 8, -128, -128, 9, -128, -128}},
+    {{-128, 11, -128, -128, 12, -128, -128, 13, -128, -128, 14, -128, -128, 15, -128, -128},
+     {-128, -128, 11, -128, -128, 12, -128, -128, 13, -128, -128, 14, -128, -128, 15, -128},
+     {10, -128, -128, 11, -128, -128, 12, -128, -128, 13, -128, -128, 14, -128, -128, 15}},
+};
+
+/// fg_yuv_float_to_rgb24's vector part, sixteen pixels at a time: the same products and sums in the
+/// same order (no fused multiply-add), clamp255, the bytes interleaved by shuffles. Returns the
+/// pixels done (a multiple of 16).
+FG_AVX2 static int yuv_float_to_rgb24_avx2(const float *y, const float *u, const float *v, unsigned char *dst, int n,
+                                           const fg_yuv_to_rgb *c) {
+    const __m256 yo = _mm256_set1_ps(c->yo), ys = _mm256_set1_ps(c->ys), mid = _mm256_set1_ps(128.0f);
+    const __m256 rv = _mm256_set1_ps(c->rv), gu = _mm256_set1_ps(c->gu), gv = _mm256_set1_ps(c->gv), bu = _mm256_set1_ps(c->bu);
+    __m128i masks[3][3];
+    for (int q = 0; q < 3; q++)
+        for (int ch = 0; ch < 3; ch++) masks[q][ch] = _mm_loadu_si128((const __m128i *)(const void *)interleave[q][ch]);
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 r[2], g[2], b[2];
+        for (int h = 0; h < 2; h++) {
+            const int at = i + 8 * h;
+            __m256 l = _mm256_mul_ps(ys, _mm256_sub_ps(_mm256_loadu_ps(y + at), yo));
+            __m256 cb = _mm256_sub_ps(_mm256_loadu_ps(u + at), mid), cr = _mm256_sub_ps(_mm256_loadu_ps(v + at), mid);
+            r[h] = _mm256_add_ps(l, _mm256_mul_ps(rv, cr));
+            g[h] = _mm256_sub_ps(_mm256_sub_ps(l, _mm256_mul_ps(gu, cb)), _mm256_mul_ps(gv, cr));
+            b[h] = _mm256_add_ps(l, _mm256_mul_ps(bu, cb));
+        }
+        __m128i channel[3] = {clamp255_16(r[0], r[1]), clamp255_16(g[0], g[1]), clamp255_16(b[0], b[1])};
+        for (int q = 0; q < 3; q++) {
+            __m128i block = _mm_or_si128(_mm_or_si128(_mm_shuffle_epi8(channel[0], masks[q][0]), _mm_shuffle_epi8(channel[1], masks[q][1])),
+                                         _mm_shuffle_epi8(channel[2], masks[q][2]));
+            _mm_storeu_si128((__m128i *)(void *)(dst + 3 * i + 16 * q), block);
+        }
+    }
+    return i;
+}
+
+/// fg_float_to_bytes's vector part; returns the values done (a multiple of 16).
+FG_AVX2 static int float_to_bytes_avx2(const float *src, unsigned char *dst, int n) {
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), clamp255_16(_mm256_loadu_ps(src + i), _mm256_loadu_ps(src + i + 8)));
+    return i;
+}
+#endif
+
 void fg_yuv_float_to_rgb24(const float *y, const float *u, const float *v, unsigned char *dst, int n, const fg_yuv_to_rgb *c) {
-    for (int i = 0; i < n; i++) {
+    int i = 0;
+#if FG_HAVE_AVX2_BUILD
+    if (fg_has_avx2()) i = yuv_float_to_rgb24_avx2(y, u, v, dst, n, c);
+#endif
+    for (; i < n; i++) {
         const float l = c->ys * (y[i] - c->yo), cb = u[i] - 128.0f, cr = v[i] - 128.0f;
         dst[3 * i + 0] = clamp255(l + c->rv * cr);
         dst[3 * i + 1] = clamp255(l - c->gu * cb - c->gv * cr);
@@ -128,7 +310,11 @@ void fg_yuv_float_to_rgb24(const float *y, const float *u, const float *v, unsig
 }
 
 void fg_float_to_bytes(const float *src, unsigned char *dst, int n) {
-    for (int i = 0; i < n; i++) dst[i] = clamp255(src[i]);
+    int i = 0;
+#if FG_HAVE_AVX2_BUILD
+    if (fg_has_avx2()) i = float_to_bytes_avx2(src, dst, n);
+#endif
+    for (; i < n; i++) dst[i] = clamp255(src[i]);
 }
 
 void fg_chroma_row_to_rgb24(const unsigned char *y0, const unsigned char *y1, const unsigned char *u, const unsigned char *v,

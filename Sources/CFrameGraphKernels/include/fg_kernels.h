@@ -60,6 +60,10 @@ void fg_ab_row(const float *a0, const float *a1, const float *b0, const float *b
 
 /// n floats (0…255 scale) → bytes, rounded and clamped.
 void fg_float_to_bytes(const float *src, unsigned char *dst, int n);
+
+/// n probabilities → mask bytes: each below 1e-6 (or NaN) taken as 0, then (p − low)·scale + 0.5
+/// clamped to 0…255 and truncated (scale = 255 / (high − low)).
+void fg_probability_bytes(const float *p, unsigned char *dst, int n, float low, float scale);
 /// Samples a size×size grid of an rgb24 image (width×height, `stride` bytes per row) into
 /// size×size×3 floats (value·scale + offset) as OpenCV's warp with INTER_LINEAR does on 8-bit
 /// images (MediaPipe's ImageToTensor): output pixel (col, row) reads the image at pixel-index position
