@@ -114,7 +114,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["FrameGraph", "FFmpegSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "FrameGraphTests", dependencies: ["FrameGraph", "TestSupport"]),
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
-        .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "TestSupport"]),
+        .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "CFrameGraphKernels", "TestSupport"]),
         .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
         .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "FrameGraph", "TestSupport"]),
         .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "ONNXImport", "CFrameGraphKernels", "TestSupport"]),

@@ -7,7 +7,7 @@
 #pragma STDC FP_CONTRACT OFF
 #include "fg_kernels.h"
 #include "cpu.h"
-#include <stdlib.h>
+#include "to_byte.h"
 #include <string.h>
 #if FG_HAVE_AVX2_BUILD
 #include <immintrin.h>
@@ -88,8 +88,7 @@ static FG_AVX2 int horizontal_avx2(const float *acc, float *out, int dw, const i
 /// chunk takes one two-register permute of those samples and one load of the tap's 16 weights (zero
 /// where an output has fewer taps, its index then the chunk's first sample). The products are
 /// rounded, then added, in the scalar loop's order, so the values are the scalar loop's, bit for bit.
-/// The plan (area_plan_make) is made once per call of fg_area_resize and serves all its rows.
-#if FG_HAVE_AVX2_BUILD
+/// The plan is made once per size (fg_area_plan_make, kept by the caller) and serves every row.
 enum { PLAN_LANES = 16, PLAN_WINDOW = 32 };
 typedef struct {
     int first, outputs, base, taps;
@@ -100,66 +99,50 @@ typedef struct {
     float weight[PLAN_LANES];
 } area_tap;
 
-/// The chunks of one row's outputs: calls visit(first, outputs, taps) for each in order; returns 0, or
-/// -1 when one output alone has more taps than the window holds.
-static int area_chunks(int dw, const int *xs, const int *xc, void (*visit)(void *, int, int, int), void *context) {
-    int ox = 0;
-    while (ox < dw) {
-        if (xc[ox] > PLAN_WINDOW) return -1;
-        int base = xs[ox], n = 0, taps = 0;
-        while (ox + n < dw && n < PLAN_LANES && xs[ox + n] >= base && xs[ox + n] + xc[ox + n] - base <= PLAN_WINDOW) {
-            if (xc[ox + n] > taps) taps = xc[ox + n];
-            n++;
-        }
-        visit(context, ox, n, taps);
-        ox += n;
+/// The chunk that starts at output `ox`: its outputs and its most taps.
+static void area_chunk_at(int dw, const int *xs, const int *xc, int ox, int *outputs, int *taps) {
+    int base = xs[ox], n = 0, most = 0;
+    while (ox + n < dw && n < PLAN_LANES && xs[ox + n] + xc[ox + n] - base <= PLAN_WINDOW) {
+        if (xc[ox + n] > most) most = xc[ox + n];
+        n++;
     }
-    return 0;
+    *outputs = n;
+    *taps = most;
 }
 
-typedef struct { size_t bytes; } plan_size;
-static void count_chunk(void *context, int first, int outputs, int taps) {
-    (void)first; (void)outputs;
-    ((plan_size *)context)->bytes += sizeof(area_chunk) + (size_t)(taps > 0 ? taps : 0) * sizeof(area_tap);
-}
-
-typedef struct { unsigned char *at; const int *xs, *xc; const float *xw; int xmax; } plan_fill;
-static void fill_chunk(void *context, int first, int outputs, int taps) {
-    plan_fill *f = context;
-    area_chunk *c = (area_chunk *)(void *)f->at;
-    memset(c, 0, sizeof *c);
-    c->first = first;
-    c->outputs = outputs;
-    c->base = f->xs[first];
-    c->taps = taps;
-    area_tap *t = (area_tap *)(void *)(f->at + sizeof *c);
-    for (int k = 0; k < taps; k++) {
-        for (int j = 0; j < PLAN_LANES; j++) {
-            int o = first + j, has = j < outputs && k < f->xc[o];
-            t[k].index[j] = has ? f->xs[o] + k - c->base : 0;
-            t[k].weight[j] = has ? f->xw[(size_t)o * (size_t)f->xmax + (size_t)k] : 0.0f;
-        }
+size_t fg_area_plan_bytes(int dw, const int *xs, const int *xc) {
+    if (!fg_has_avx512() || dw <= 0) return 0;
+    size_t bytes = 0;
+    for (int ox = 0, n, taps; ox < dw; ox += n) {
+        if (xc[ox] > PLAN_WINDOW) return 0;  // one output alone needs more than the window
+        area_chunk_at(dw, xs, xc, ox, &n, &taps);
+        bytes += sizeof(area_chunk) + (size_t)taps * sizeof(area_tap);
     }
-    f->at += sizeof *c + (size_t)taps * sizeof(area_tap);
+    return bytes;
 }
 
-/// The plan of one row's horizontal pass (64-byte aligned; free()), or NULL (no memory, or an output
-/// with more taps than the window: the gather path then runs). `*bytes`: its size.
-static unsigned char *area_plan_make(int dw, const int *xs, const int *xc, const float *xw, int xmax, size_t *bytes) {
-    plan_size size = {0};
-    if (area_chunks(dw, xs, xc, count_chunk, &size) != 0 || size.bytes == 0) return NULL;
-    size_t rounded = (size.bytes + 63) / 64 * 64;
-    unsigned char *plan = aligned_alloc(64, rounded);
-    if (!plan) return NULL;
-    plan_fill f = {plan, xs, xc, xw, xmax};
-    (void)area_chunks(dw, xs, xc, fill_chunk, &f);
-    *bytes = size.bytes;
-    return plan;
+void fg_area_plan_make(int dw, const int *xs, const int *xc, const float *xw, int xmax, void *plan) {
+    unsigned char *at = plan;
+    for (int ox = 0, n, taps; ox < dw; ox += n) {
+        area_chunk_at(dw, xs, xc, ox, &n, &taps);
+        area_chunk *c = (area_chunk *)(void *)at;
+        *c = (area_chunk){.first = ox, .outputs = n, .base = xs[ox], .taps = taps};
+        area_tap *t = (area_tap *)(void *)(at + sizeof *c);
+        for (int k = 0; k < taps; k++) {
+            for (int j = 0; j < PLAN_LANES; j++) {
+                int o = ox + j, has = j < n && k < xc[o];
+                t[k].index[j] = has ? xs[o] + k - c->base : 0;
+                t[k].weight[j] = has ? xw[(size_t)o * (size_t)xmax + (size_t)k] : 0.0f;
+            }
+        }
+        at += sizeof *c + (size_t)taps * sizeof(area_tap);
+    }
 }
 
+#if FG_HAVE_AVX2_BUILD
 /// One row's horizontal pass through a plan: `acc` holds `width` samples (read no further).
-static FG_AVX512 void horizontal_plan512(const float *acc, int width, float *out, int dw, const unsigned char *plan, size_t bytes) {
-    const unsigned char *at = plan, *end = plan + bytes;
+static FG_AVX512 void horizontal_plan512(const float *acc, int width, float *out, int dw, const void *plan, size_t bytes) {
+    const unsigned char *at = plan, *end = at + bytes;
     while (at < end) {
         const area_chunk *c = (const area_chunk *)(const void *)at;
         const area_tap *t = (const area_tap *)(const void *)(at + sizeof *c);
@@ -183,14 +166,9 @@ static FG_AVX512 void horizontal_plan512(const float *acc, int width, float *out
 
 void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int channels, float *dst, int dw, int dh,
                     const int *xs, const int *xc, const float *xw, int xmax,
-                    const int *ys, const int *yc, const float *yw, int ymax, float *acc) {
+                    const void *xplan, size_t xplan_bytes, const int *ys, const int *yc, const float *yw, int ymax, float *acc) {
     (void)sh;
     const int width = sw * channels;
-    size_t plan_bytes = 0;
-    unsigned char *plan = NULL;
-#if FG_HAVE_AVX2_BUILD
-    if (channels == 1 && fg_has_avx512()) plan = area_plan_make(dw, xs, xc, xw, xmax, &plan_bytes);
-#endif
     for (int oy = 0; oy < dh; oy++) {
         const unsigned char *row = src + (ptrdiff_t)ys[oy] * ss;
         const float *w = yw + oy * ymax;
@@ -199,8 +177,8 @@ void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int 
         if (channels == 1) {
             int ox = 0;
 #if FG_HAVE_AVX2_BUILD
-            if (plan) {
-                horizontal_plan512(acc, width, out, dw, plan, plan_bytes);
+            if (xplan && xplan_bytes) {
+                horizontal_plan512(acc, width, out, dw, xplan, xplan_bytes);
                 continue;
             }
             if (fg_has_avx2()) ox = horizontal_avx2(acc, out, dw, xs, xc, xw, xmax);
@@ -223,25 +201,9 @@ void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int 
             }
         }
     }
-    free(plan);
-}
-
-static inline unsigned char clamp255(float v) {
-    v += 0.5f;
-    return v <= 0.0f ? 0 : (v >= 255.0f ? 255 : (unsigned char)v);
 }
 
 #if FG_HAVE_AVX2_BUILD
-/// clamp255 of sixteen floats (lo: the first eight): + 0.5, clamped to 0…255, truncated, packed in
-/// order into bytes — clamp255's values exactly.
-FG_AVX2 static inline __m128i clamp255_16(__m256 lo, __m256 hi) {
-    const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.0f);
-    __m256i a = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(lo, half), zero), top));
-    __m256i b = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(hi, half), zero), top));
-    __m256i words = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);  // packus works per 128-bit lane
-    return _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
-}
-
 /// Where each of the 48 bytes of sixteen RGB24 pixels comes from: byte j of output block q (pixel
 /// p = (16q + j) / 3, channel (16q + j) mod 3) is byte p of that channel's register; −128: none.
 static const signed char interleave[3][3][16] = {

@@ -12,17 +12,26 @@ import FrameGraph
 /// if !resample.convert(frame, into: rgb256) { try scaler.scale(frame, into: rgb256) }  // other formats
 /// ```
 public struct ResampleToRGB {
-    /// Taps of one axis for one source → output size.
-    private struct Taps {
-        var start: [Int32], count: [Int32], weight: [Float], maxTaps: Int32
-        init(outputs n: Int, source: Int) {
+    /// Taps of one axis for one source → output size (`fg_area_taps`), and for the horizontal axis
+    /// the plan that runs its pass on this core (`fg_area_plan_make`; none without AVX-512F), made
+    /// once per size.
+    final class Taps {
+        let start: [Int32], count: [Int32], weight: [Float], maxTaps: Int32
+        /// 64-byte aligned, `planBytes` long; nil where no plan serves.
+        let plan: UnsafeMutableRawPointer?
+        let planBytes: Int
+
+        init(outputs n: Int, source: Int, horizontal: Bool) {
             let most = Int((Double(source) / Double(n)).rounded(.up)) + 2
-            start = [Int32](repeating: 0, count: n)
-            count = start
-            weight = [Float](repeating: 0, count: n * most)
-            maxTaps = Int32(most)
-            _ = fg_area_taps(&start, &count, &weight, maxTaps, Int32(n), Int32(source))  // `most` is always enough
+            var start = [Int32](repeating: 0, count: n), count = start, weight = [Float](repeating: 0, count: n * most)
+            _ = fg_area_taps(&start, &count, &weight, Int32(most), Int32(n), Int32(source))  // `most` is always enough
+            let bytes = horizontal ? fg_area_plan_bytes(Int32(n), start, count) : 0
+            let plan = bytes > 0 ? UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) : nil
+            if let plan { fg_area_plan_make(Int32(n), start, count, weight, Int32(most), plan) }
+            (self.start, self.count, self.weight, maxTaps, self.plan, planBytes) = (start, count, weight, Int32(most), plan, bytes)
         }
+
+        deinit { plan?.deallocate() }
     }
 
     private var key: [Int] = []
@@ -70,7 +79,7 @@ public struct ResampleToRGB {
         let stride = frame.planes[plane].stride
         dst.withUnsafeMutableBufferPointer { d in acc.withUnsafeMutableBufferPointer { a in
             fg_area_resize(src, stride, Int32(width), Int32(height), Int32(channels), d.baseAddress!, Int32(dw), Int32(dh),
-                           taps.x.start, taps.x.count, taps.x.weight, taps.x.maxTaps,
+                           taps.x.start, taps.x.count, taps.x.weight, taps.x.maxTaps, taps.x.plan, taps.x.planBytes,
                            taps.y.start, taps.y.count, taps.y.weight, taps.y.maxTaps, a.baseAddress!)
         } }
     }
@@ -78,8 +87,9 @@ public struct ResampleToRGB {
     private mutating func prepare(sw: Int, sh: Int, dw: Int, dh: Int, format: PixelFormat) {
         let k = [sw, sh, dw, dh, format == .rgb24 ? 3 : 1]
         guard k != key else { return }
-        luma = (Taps(outputs: dw, source: sw), Taps(outputs: dh, source: sh))
-        chroma = format == .yuv420p ? (Taps(outputs: dw, source: (sw + 1) / 2), Taps(outputs: dh, source: (sh + 1) / 2)) : nil
+        luma = (Taps(outputs: dw, source: sw, horizontal: true), Taps(outputs: dh, source: sh, horizontal: false))
+        chroma = format == .yuv420p
+            ? (Taps(outputs: dw, source: (sw + 1) / 2, horizontal: true), Taps(outputs: dh, source: (sh + 1) / 2, horizontal: false)) : nil
         let n = dw * dh
         y = [Float](repeating: 0, count: n)
         u = y

@@ -91,7 +91,7 @@ public final class SegmentationDecoder: OutputDecoder {
     /// (probabilities below 1e-6 taken as 0 first: ``flushed(_:)``; `mask-low`/`mask-high` stretch
     /// the range).
     private func write(_ p: UnsafePointer<Float>, into mask: Frame) {
-        let scale: Float = low == 0 && high == 1 ? 255 : 255 / (high - low)
+        let scale = 255 / (high - low)
         for y in 0..<height {
             guard let row = mask.row(y).baseAddress else { continue }
             fg_probability_bytes(p + y * width, row, Int32(width), low, scale)

@@ -15,10 +15,11 @@ int main(int argc,char**argv){
   int xm=sw/dw+3, ym=sh/dh+3;
   int*xs=malloc(dw*4),*xc=malloc(dw*4),*ys=malloc(dh*4),*yc=malloc(dh*4); float*xw=calloc(dw*xm,4),*yw=calloc(dh*ym,4);
   fg_area_taps(xs,xc,xw,xm,dw,sw); fg_area_taps(ys,yc,yw,ym,dh,sh);
+  size_t pb=fg_area_plan_bytes(dw,xs,xc); void*plan=pb?aligned_alloc(64,(pb+63)/64*64):NULL; if(plan) fg_area_plan_make(dw,xs,xc,xw,xm,plan);
   float*a=malloc(dw*dh*4),*b=malloc(dw*dh*4),*acc=malloc(sw*12);
   double to[101],tn[101];
   for(int r=0;r<101;r++){double t0=now(); old_area_resize(src,sw,sw,sh,1,a,dw,dh,xs,xc,xw,xm,ys,yc,yw,ym,acc); double t1=now();
-    fg_area_resize(src,sw,sw,sh,1,b,dw,dh,xs,xc,xw,xm,ys,yc,yw,ym,acc); double t2=now(); to[r]=t1-t0; tn[r]=t2-t1;}
+    fg_area_resize(src,sw,sw,sh,1,b,dw,dh,xs,xc,xw,xm,plan,pb,ys,yc,yw,ym,acc); double t2=now(); to[r]=t1-t0; tn[r]=t2-t1;}
   int diff=0; for(int i=0;i<dw*dh;i++) diff+=a[i]!=b[i];
   qsort(to,101,8,cmp);qsort(tn,101,8,cmp);
   printf("%dx%d plane → 256x256: old %.1f us new %.1f us ratio %.2f, %d values differ\n",sw,sh,to[50]*1e6,tn[50]*1e6,tn[50]/to[50],diff);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The area resize (network input preparation) of the current tree against a git revision's
-# (default HEAD~1), one plane at a time, pinned to CPU 0:  tools/bench/area_resize_ab.sh [REV]
+# (default afb3b61, the gathers before the permute plan; REV must predate fg_area_resize's plan
+# argument, which the old side is called without), one plane at a time, pinned to CPU 0:
+#   tools/bench/area_resize_ab.sh [REV]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-rev=${1:-HEAD~1}
+rev=${1:-afb3b61}
 cc=$(command -v clang || echo cc)
 out=$(mktemp -d)
 git show "$rev:Sources/CFrameGraphKernels/resample.c" | sed 's/fg_area_resize/old_area_resize/; s/fg_area_taps/old_area_taps/;

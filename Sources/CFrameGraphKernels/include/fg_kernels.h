@@ -35,12 +35,23 @@ typedef struct {
 /// `max_taps` must be at least ceil(f) + 1. Returns 0, or -1 when it is too small.
 int fg_area_taps(int *start, int *count, float *weight, int max_taps, int n, int source);
 
+/// Bytes of a plan for the horizontal pass of fg_area_resize over one-channel planes, for dw outputs
+/// with these taps (from fg_area_taps): 0 where none serves (no AVX-512F on this CPU, or an output
+/// with more than 32 taps), and the pass then gathers its taps instead.
+size_t fg_area_plan_bytes(int dw, const int *xs, const int *xc);
+
+/// Writes that plan into `plan` (fg_area_plan_bytes of them, 64-byte aligned). Made once per size,
+/// it serves every row of every call of fg_area_resize with these taps.
+void fg_area_plan_make(int dw, const int *xs, const int *xc, const float *xw, int xmax, void *plan);
+
 /// Area-resizes one 8-bit plane of `channels` interleaved samples per pixel (sw×sh pixels, rows `ss`
 /// bytes apart) to dw×dh float samples (dense rows of dw·channels), vertical pass first into `acc`
-/// (sw·channels floats of scratch), with taps from fg_area_taps (x: dw outputs, y: dh outputs).
+/// (sw·channels floats of scratch), with taps from fg_area_taps (x: dw outputs, y: dh outputs) and
+/// for one channel the x taps' plan (fg_area_plan_make; NULL or 0 bytes: none). Every build gives
+/// the same values, bit for bit.
 void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int channels, float *dst, int dw, int dh,
                     const int *xs, const int *xc, const float *xw, int xmax,
-                    const int *ys, const int *yc, const float *yw, int ymax, float *acc);
+                    const void *xplan, size_t xplan_bytes, const int *ys, const int *yc, const float *yw, int ymax, float *acc);
 
 /// n pixels of float Y', Cb, Cr (0…255 scale) → packed RGB24, with `c`.
 void fg_yuv_float_to_rgb24(const float *y, const float *u, const float *v, unsigned char *dst, int n, const fg_yuv_to_rgb *c);

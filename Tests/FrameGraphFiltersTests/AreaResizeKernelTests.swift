@@ -1,4 +1,5 @@
 import CFrameGraphKernels
+@testable import FrameGraphFilters
 import Testing
 
 /// `fg_area_resize` (a network's input preparation: one 8-bit plane area-resized into floats)
@@ -7,22 +8,8 @@ import Testing
 /// added. Whichever vector path this core takes (AVX2 gathers, or the AVX-512 permute plan with its
 /// chunks of up to 16 outputs and masked loads at the row's end) must give those values bit for bit,
 /// for shrinking and enlarging, widths that are not multiples of 8 or 16, and planes narrower than
-/// one chunk's 32-sample window.
+/// one chunk's 32-sample window. The taps and the plan are ResampleToRGB's own.
 @Suite struct AreaResizeKernelTests {
-    /// Taps of one axis, as fg_area_taps makes them.
-    struct Taps {
-        var start: [Int32], count: [Int32], weight: [Float], most: Int32
-        init(outputs n: Int, source: Int) {
-            let most = Int((Double(source) / Double(n)).rounded(.up)) + 2
-            start = [Int32](repeating: 0, count: n)
-            count = start
-            weight = [Float](repeating: 0, count: n * most)
-            self.most = Int32(most)
-            let status = fg_area_taps(&start, &count, &weight, self.most, Int32(n), Int32(source))
-            precondition(status == 0)
-        }
-    }
-
     @Test(arguments: [(640, 480, 256, 256), (1920, 1080, 256, 256), (320, 240, 256, 256), (641, 479, 100, 77),
                       (37, 29, 13, 11), (13, 7, 29, 5), (320, 240, 403, 61), (1280, 720, 250, 9), (100, 3, 99, 2)])
     func matchesTheScalarOrderBitForBit(sw: Int, sh: Int, dw: Int, dh: Int) {
@@ -32,15 +19,16 @@ import Testing
             seed = seed &* 6364136223846793005 &+ 1442695040888963407
             return UInt8(truncatingIfNeeded: seed >> 56)
         }
-        let x = Taps(outputs: dw, source: sw), y = Taps(outputs: dh, source: sh)
+        let x = ResampleToRGB.Taps(outputs: dw, source: sw, horizontal: true)
+        let y = ResampleToRGB.Taps(outputs: dh, source: sh, horizontal: false)
         var out = [Float](repeating: -1, count: dw * dh), acc = [Float](repeating: 0, count: sw)
-        fg_area_resize(plane, stride, Int32(sw), Int32(sh), 1, &out, Int32(dw), Int32(dh), x.start, x.count, x.weight, x.most,
-                       y.start, y.count, y.weight, y.most, &acc)
+        fg_area_resize(plane, stride, Int32(sw), Int32(sh), 1, &out, Int32(dw), Int32(dh), x.start, x.count, x.weight, x.maxTaps,
+                       x.plan, x.planBytes, y.start, y.count, y.weight, y.maxTaps, &acc)
         var differing = 0, first = ""
         for oy in 0..<dh {
             var row = [Float](repeating: 0, count: sw)
             for k in 0..<Int(y.count[oy]) {
-                let w = y.weight[oy * Int(y.most) + k], line = (Int(y.start[oy]) + k) * stride
+                let w = y.weight[oy * Int(y.maxTaps) + k], line = (Int(y.start[oy]) + k) * stride
                 for i in 0..<sw {
                     let product = w * Float(plane[line + i])
                     row[i] = k == 0 ? product : row[i] + product
@@ -49,7 +37,7 @@ import Testing
             for ox in 0..<dw {
                 var sum: Float = 0
                 for k in 0..<Int(x.count[ox]) {
-                    let product = x.weight[ox * Int(x.most) + k] * row[Int(x.start[ox]) + k]
+                    let product = x.weight[ox * Int(x.maxTaps) + k] * row[Int(x.start[ox]) + k]
                     sum = sum + product
                 }
                 let got = out[oy * dw + ox]
