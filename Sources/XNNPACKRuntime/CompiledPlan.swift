@@ -19,6 +19,9 @@ final class CompiledPlan {
     let usesOwnKernels: Bool
     private(set) var stages: [Stage] = []
     private(set) var buffers: [Int: TensorBuffer] = [:]
+    /// The bytes of the arena that the tensors living only inside a prediction share, and what
+    /// they would take with a buffer each.
+    private(set) var arenaBytes = 0, unsharedBytes = 0
     private var constants: [Int: ConstantStorage] = [:]
     private var threadpool: pthreadpool_t?
 
@@ -81,7 +84,32 @@ final class CompiledPlan {
                 crossing.formUnion(g.boundaryTensors)
             }
         }
-        for t in crossing where constants[t] == nil { buffers[t] = TensorBuffer(shape: graph.tensors[t].shape) }
+        // The graph's inputs and outputs own their buffers (written and read between predictions);
+        // the rest share an arena, placed by the stages that touch them.
+        var touched: [Int: (first: Int, last: Int)] = [:]
+        for (s, step) in plan.enumerated() {
+            var tensors = step.nodes.flatMap { graph.nodes[$0].inputs + graph.nodes[$0].outputs }
+            if case .own(let g) = step.kind { tensors += g.boundaryTensors }
+            for t in tensors where t >= 0 {
+                let span = touched[t] ?? (s, s)
+                touched[t] = (min(span.first, s), max(span.last, s))
+            }
+        }
+        let external = Set(graph.inputs).union(graph.outputs)
+        var lifetimes: [TensorArena.Lifetime] = []
+        for t in crossing.sorted() where constants[t] == nil {
+            if external.contains(t) {
+                buffers[t] = TensorBuffer(shape: graph.tensors[t].shape)
+            } else {
+                let span = touched[t] ?? (0, plan.count)
+                let bytes = graph.tensors[t].shape.reduce(1, *) * MemoryLayout<Float>.size
+                lifetimes.append(TensorArena.Lifetime(tensor: t, bytes: bytes, first: span.first, last: span.last))
+            }
+        }
+        let arena = TensorArena(lifetimes)
+        for l in lifetimes { buffers[l.tensor] = arena.buffer(for: l.tensor, shape: graph.tensors[l.tensor].shape) }
+        arenaBytes = arena.layout.bytes
+        unsharedBytes = lifetimes.map { TensorArena.paddedSize($0.bytes) }.reduce(0, +)
         let externalIDs = Dictionary(uniqueKeysWithValues: buffers.keys.sorted().enumerated().map { ($1, UInt32($0)) })
 
         for step in plan {

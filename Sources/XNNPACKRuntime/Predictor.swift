@@ -127,6 +127,10 @@ public final class Predictor: @unchecked Sendable {
     /// own kernels (with the operations each fuses).
     public var planSummary: String { plan.summary }
 
+    /// The bytes that the tensors living only inside a prediction take in their shared arena
+    /// (``TensorArena``), and what a buffer for each would take.
+    public var intermediateBytes: (shared: Int, unshared: Int) { (plan.arenaBytes, plan.unsharedBytes) }
+
     /// Runs the graph on the current input buffers (synchronous).
     public func predict() throws {
         lock.lock()

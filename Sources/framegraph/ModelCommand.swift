@@ -236,6 +236,9 @@ struct ModelCommand {
                             predictor.compileSeconds * 1000, threads,
                             predictor.kernelChoice))
         lines.append("  plan: \(predictor.planSummary)")
+        let middle = predictor.intermediateBytes
+        lines.append(String(format: "  intermediate tensors: %.2f MB in one shared arena (%.2f MB with a buffer each)",
+                            Double(middle.shared) / 1_048_576, Double(middle.unshared) / 1_048_576))
         lines.append(String(format: "  prediction over %d runs: median %.3f ms, p95 %.3f ms, min %.3f ms, max %.3f ms",
                             runs, pct(0.5), pct(0.95), times[0], times[times.count - 1]))
         lines.append(String(format: "  time per operation type (one stage per operation, fusion across operations off; sum of medians %.3f ms):",
