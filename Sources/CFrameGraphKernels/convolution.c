@@ -410,7 +410,7 @@ FG_AVX2 static void gather_avx2(const float *input, const fg_conv_geometry *g, s
 
 /// Output pixels row…end−1, six at a time, their windows copied into scratch (1×1: read in place).
 /// `avx512` (fg_avx512_level): none, the AVX-512F tiles for layers of at least 64 inputs per
-/// output (HALF), or for every layer (FULL: a core with full-width 512-bit units).
+/// output (HALF: FRAMEGRAPH_AVX512_FULL_WIDTH=0), or for every layer (FULL: the default).
 FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int flags, const int avx512, const float *input,
                                                                       const fg_conv_geometry *g, const float *packed, int n,
                                                                       float *out, const fg_conv_epilogue *e, float *scratch,
@@ -433,10 +433,8 @@ FG_AVX2 __attribute__((always_inline)) static inline void copied_rows(const int 
         for (; row < end; row += block) {
             size_t stop = end - row < block ? end : row + block;
             size_t p = pr.first;
-            // AVX-512F tiles: on a core with full-width 512-bit units for every layer; on one that
-            // splits them in halves (Zen 4) where each tile has enough multiply-adds to carry the
-            // epilogue (tools/bench/pointwise_vs_xnnpack.sh there: faster from 80 inputs per
-            // output, slower at 24 and 32).
+            // AVX-512F tiles: for every layer by default; with the HALF rule (once Zen 4's, kept to
+            // compare) where each tile has enough multiply-adds to carry the epilogue.
             if (stop - row > 1 && (avx512 == FG_AVX512_FULL || (avx512 == FG_AVX512_HALF && kk >= 64))) {
                 pointwise_block512(flags, input, kk, packed, panel_size, n, out, e, row, stop, pr);
                 continue;

@@ -19,11 +19,10 @@ int fg_has_avx2(void);
 /// FRAMEGRAPH_NO_AVX512 is not set in the environment (to compare the two builds; asked once).
 int fg_has_avx512(void);
 
-/// Whether this core runs 512-bit multiply-adds at twice the rate of 256-bit ones (Intel's cores
-/// with two 512-bit FMA units), rather than as two 256-bit halves (AMD's Zen 4): measured once, by
-/// timing independent multiply-add chains of each width (best of several, about 0.3 ms in all);
-/// FRAMEGRAPH_AVX512_FULL_WIDTH=0 or 1 in the environment says it instead. 0 without
-/// fg_has_avx512(). Where it is 1, the AVX-512 tiles pay off even for small layers.
+/// Whether every AVX-512F path runs (1), or only the 1×1 tiles with at least 64 inputs per output
+/// (0, the rule once used for AMD's Zen 4, which runs 512-bit multiply-adds as two 256-bit halves):
+/// 1 wherever fg_has_avx512(), unless FRAMEGRAPH_AVX512_FULL_WIDTH=0 is in the environment (to
+/// compare the two); read once per process.
 int fg_avx512_full_width(void);
 
 /// Which AVX-512F paths a kernel call with this `allow_simd` (FG_SIMD_…) takes: none (0; AVX2 at

@@ -256,9 +256,8 @@ void fg_blend_row(const unsigned char *f, const unsigned char *b, const unsigned
 /// in blocks whose inputs fill at most half of it.
 size_t fg_l2_bytes(void);
 
-/// Whether the AVX-512 tiles run at full width on this core (two 512-bit multiply-adds a cycle, as
-/// on Intel's cores, not two halves as on AMD's Zen 4), measured once; 0 where they do not run at
-/// all (see fg_has_avx512 in cpu.h and FRAMEGRAPH_AVX512_FULL_WIDTH).
+/// Whether every AVX-512F path runs: 1 wherever AVX-512F does, unless FRAMEGRAPH_AVX512_FULL_WIDTH=0
+/// keeps only the 1×1 tiles of 64 inputs or more (see cpu.h).
 int fg_avx512_full_width(void);
 
 #endif
