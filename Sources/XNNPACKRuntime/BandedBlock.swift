@@ -28,6 +28,15 @@ struct BandedBlockGroup {
     /// Blocks whose intermediate tensors are all smaller than this (floats) stay with the kernels one
     /// after the other (those stay in the caches between the passes anyway).
     static let smallestIntermediate = 2 * bandBudget
+    /// Blocks with an expansion whose expanded tensor is smaller than this (bytes: twice the core's
+    /// L2) stay with the kernels one after the other: since a prediction's tensors share an arena
+    /// (``TensorArena``) the pass-by-pass kernels find such a tensor near the caches, and a band's
+    /// expansion of a few rows, moved rows and band-sized depthwise calls cost more than the tensor's
+    /// round trip. EfficientNet-Lite0 on a 1 MB-L2 Zen 4 (`model bench --stages`, one run): its
+    /// 56×56×144 blocks 0.73 and 0.50 ms one after the other against 0.90 and 0.66 ms banded, its
+    /// 28×28×240 ones 0.46 against 0.59 ms; only the 112×112×96 block (4.8 MB) gains from bands,
+    /// 1.12 against 1.26 ms.
+    static var smallestBandedExpansion: Int { 2 * Int(fg_l2_bytes()) }
     /// Output rows each thread's part of a banded block gets at least (each part starts its band
     /// afresh).
     static let rowsPerThread = 8
@@ -67,6 +76,7 @@ struct BandedBlockGroup {
             }
             let largest = max(block.expansion == nil ? 0 : inputPixels * channels, outputPixels * channels)
             guard block.expansion != nil || block.projection != nil, largest >= smallestIntermediate else { return nil }
+            if block.expansion != nil, inputPixels * channels * MemoryLayout<Float>.size < smallestBandedExpansion { return nil }
             return block
         }
     }

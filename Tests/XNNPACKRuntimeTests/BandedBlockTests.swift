@@ -124,8 +124,9 @@ import Testing
     }
 
     /// EfficientNet-Lite0 (which the setup builds): its blocks run in bands where an intermediate
-    /// tensor is large (the first blocks), and the plan gives what XNNPACK's plan gives, on one
-    /// thread and on two.
+    /// tensor is large (the 112×112 blocks: the depthwise input of 1.6 MB, the expansion of 4.8 MB,
+    /// more than twice any L2 measured here), the 7×7 ones never, and the plan gives what XNNPACK's
+    /// plan gives, on one thread and on two.
     @Test func efficientNetsLargeBlocksRunBandedAndKeepTheirValues() throws {
         guard let path = TestEnvironment.mediaPipeModel("efficientnet_lite0.onnx") else {
             Issue.record("models/cache/efficientnet_lite0.onnx is missing: run scripts/test.sh (the setup builds it)")
@@ -134,14 +135,15 @@ import Testing
         let graph = try ONNXImporter.load(path: path)
         let fused = try Predictor(graph: graph, options: .init(convolutions: .own))
         let banded = fused.planSummary.components(separatedBy: "DEPTHWISE_CONV_2D+CONV_2D").count - 1
-        #expect(banded >= 3, "\(banded) banded blocks in: \(fused.planSummary)")
+        #expect(banded >= 2, "\(banded) banded blocks in: \(fused.planSummary)")
+        #expect(fused.planSummary.contains("CONV_2D+DEPTHWISE_CONV_2D+CONV_2D"), "the 112×112 expansion banded: \(fused.planSummary)")
         // The 7×7 blocks' expansions (7×7×1152 floats) stay in the caches: two kernels, one after the other.
         #expect(banded < 16, "every block banded: \(fused.planSummary)")
         let parallel = try Predictor(graph: graph, options: .init(threads: 2, convolutions: .own))
-        // On two threads the 14×14 blocks (14 rows, fewer than 8 per thread) run as separate kernels,
-        // which split them by channels; the larger blocks stay banded.
+        // On two threads a block of fewer than 8 output rows per thread runs as separate kernels,
+        // which split them by channels; the 112×112 blocks stay banded.
         let bandedOnTwo = parallel.planSummary.components(separatedBy: "DEPTHWISE_CONV_2D+CONV_2D").count - 1
-        #expect(bandedOnTwo >= 3 && bandedOnTwo < banded, "\(bandedOnTwo) banded blocks on two threads, \(banded) on one")
+        #expect(bandedOnTwo >= 2 && bandedOnTwo <= banded, "\(bandedOnTwo) banded blocks on two threads, \(banded) on one")
         var seed: UInt64 = 5
         let inputs = (0..<fused.inputCount).map { pseudoRandomValues(fused.input($0).count, seed: &seed) }
         let a = try fused.predict(inputs), p = try parallel.predict(inputs)
