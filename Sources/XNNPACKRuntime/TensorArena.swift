@@ -30,9 +30,22 @@ final class TensorArena: @unchecked Sendable {
     /// (XNNPACK may read up to XNN_EXTRA_BYTES past the end).
     static let alignment = 64
 
+    /// Tensors past which the greedy search (quadratic in their number) gives way to one place per
+    /// tensor: a crafted model of many tiny operations must not make compiling it take minutes.
+    static let mostPlannedTensors = 4096
+
     /// Places `lifetimes`: largest first (ties by tensor), each at the lowest aligned offset where it
-    /// overlaps no tensor already placed whose stages overlap its own.
+    /// overlaps no tensor already placed whose stages overlap its own; past `mostPlannedTensors`
+    /// tensors, one after the other.
     static func layout(_ lifetimes: [Lifetime]) -> Layout {
+        if lifetimes.count > mostPlannedTensors {
+            var offsets: [Int: Int] = [:], total = 0
+            for t in lifetimes {
+                offsets[t.tensor] = total
+                total += paddedSize(t.bytes)
+            }
+            return Layout(offsets: offsets, bytes: total)
+        }
         let order = lifetimes.sorted { ($0.bytes, -$0.tensor) > ($1.bytes, -$1.tensor) }
         var placed: [(lifetime: Lifetime, offset: Int, end: Int)] = []
         var offsets: [Int: Int] = [:], total = 0

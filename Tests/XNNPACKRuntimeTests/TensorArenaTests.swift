@@ -57,6 +57,15 @@ import Testing
         }
     }
 
+    @Test func manyTensorsGetAPlaceEachWithoutTheSearch() {
+        // A chain longer than the planner searches: still sound, one place per tensor.
+        let count = TensorArena.mostPlannedTensors + 1
+        let lifetimes = (0..<count).map { Lifetime(tensor: $0, bytes: 4, first: $0, last: $0 + 1) }
+        let layout = TensorArena.layout(lifetimes)
+        #expect(layout.bytes == count * TensorArena.paddedSize(4))
+        #expect(Set(layout.offsets.values).count == count)
+    }
+
     @Test func aNetworkOverSharedMemoryComputesWhatItsLayersDo() throws {
         // x → relu → a → (a + x) → b → relu6-clamped conv 1×1 (2 → 2, weights [1 2; 3 4]) → y: `a` and
         // the sum are intermediate tensors, `x` must stay intact while the sum reads it.
