@@ -85,25 +85,16 @@ final class CompiledPlan {
             }
         }
         // The graph's inputs and outputs own their buffers (written and read between predictions);
-        // the rest share an arena, placed by the stages that touch them.
-        var touched: [Int: (first: Int, last: Int)] = [:]
-        for (s, step) in plan.enumerated() {
-            var tensors = step.nodes.flatMap { graph.nodes[$0].inputs + graph.nodes[$0].outputs }
-            if case .own(let g) = step.kind { tensors += g.boundaryTensors }
-            for t in tensors where t >= 0 {
-                let span = touched[t] ?? (s, s)
-                touched[t] = (min(span.first, s), max(span.last, s))
-            }
-        }
+        // the rest share an arena, each alive from the stage that writes it to the last that reads it.
         let external = Set(graph.inputs).union(graph.outputs)
         var lifetimes: [TensorArena.Lifetime] = []
         for t in crossing.sorted() where constants[t] == nil {
             if external.contains(t) {
                 buffers[t] = TensorBuffer(shape: graph.tensors[t].shape)
             } else {
-                let span = touched[t] ?? (0, plan.count)
+                let stages = (producerStage[t].map { [$0] } ?? []) + (consumerStages[t] ?? [])
                 let bytes = graph.tensors[t].shape.reduce(1, *) * MemoryLayout<Float>.size
-                lifetimes.append(TensorArena.Lifetime(tensor: t, bytes: bytes, first: span.first, last: span.last))
+                lifetimes.append(TensorArena.Lifetime(tensor: t, bytes: bytes, first: stages.min() ?? 0, last: stages.max() ?? plan.count))
             }
         }
         let arena = TensorArena(lifetimes)

@@ -5,9 +5,9 @@ import Foundation
 /// planner and XNNPACK's runtime do).
 ///
 /// Why: with a buffer of its own for every tensor, a network's activations add up to many
-/// megabytes (EfficientNet-Lite0's own-kernel plan: 7.86 MB), every layer writes to memory last
+/// megabytes (EfficientNet-Lite0's own-kernel plan: 18.43 MB), every layer writes to memory last
 /// touched a whole prediction earlier, and each cache line it writes is first read back from
-/// memory. Shared, the few tensors alive at once stay near the caches (EfficientNet-Lite0: 2.30 MB;
+/// memory. Shared, the few tensors alive at once stay near the caches (EfficientNet-Lite0: 4.02 MB;
 /// `framegraph model bench` prints both), and a layer writes where a layer before it has just read.
 final class TensorArena: @unchecked Sendable {
     /// A tensor to place: its bytes and the first and last stage (inclusive) that touch it.
