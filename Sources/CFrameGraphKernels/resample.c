@@ -279,28 +279,6 @@ void fg_float_to_bytes(const float *src, unsigned char *dst, int n) {
     for (; i < n; i++) dst[i] = clamp255(src[i]);
 }
 
-void fg_chroma_row_to_rgb24(const unsigned char *y0, const unsigned char *y1, const unsigned char *u, const unsigned char *v,
-                            int cw, int width, unsigned char *rgb, const fg_yuv_to_rgb *c) {
-    for (int x = 0; x < cw; x++) {
-        int x0 = 2 * x, x1 = 2 * x + 1 < width ? 2 * x + 1 : width - 1;
-        float y = 0.25f * (float)(y0[x0] + y0[x1] + y1[x0] + y1[x1]);
-        const float l = c->ys * (y - c->yo), cb = (float)u[x] - 128.0f, cr = (float)v[x] - 128.0f;
-        rgb[3 * x + 0] = clamp255(l + c->rv * cr);
-        rgb[3 * x + 1] = clamp255(l - c->gu * cb - c->gv * cr);
-        rgb[3 * x + 2] = clamp255(l + c->bu * cb);
-    }
-}
-
-void fg_rgb24_to_cbcr(const unsigned char *rgb, int n, float kr, float kb, float cbf, float crf, unsigned char *u, unsigned char *v) {
-    const float kg = 1.0f - kr - kb;
-    for (int x = 0; x < n; x++) {
-        float r = rgb[3 * x], g = rgb[3 * x + 1], b = rgb[3 * x + 2];
-        float luma = kr * r + kg * g + kb * b;
-        u[x] = clamp255(128.0f + (b - luma) * cbf);
-        v[x] = clamp255(128.0f + (r - luma) * crf);
-    }
-}
-
 void fg_ab_row(const float *a0, const float *a1, const float *b0, const float *b1, int aw, float wy,
                const int *tx, const float *wx, int n, float *a, float *b, float *scratch) {
     float *ar = scratch, *br = scratch + aw;

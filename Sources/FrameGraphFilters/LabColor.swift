@@ -100,13 +100,14 @@ public enum LabColor {
         return 116 * f(y) - 16
     }
 
-    /// Linear light → 8-bit sRGB, rounded, through a 16 384-step table (within half a level + 0.1).
+    /// Linear light → 8-bit sRGB, rounded, through a 16 384-step table (within half a level + 0.1);
+    /// three zero bytes follow the last step, for the chroma kernel's four-byte gathers.
     static let byteTableSize = 16383
     static let byteFromLinear: [UInt8] = (0...byteTableSize).map { i in
         let v = Double(i) / Double(byteTableSize)
         let s = v > 0.0031308 ? 1.055 * pow(v, 1 / 2.4) - 0.055 : 12.92 * v
         return UInt8(min(255, max(0, (s * 255).rounded())))
-    }
+    } + [0, 0, 0]
 
     /// sRGB (0…1, clipped) of a Lab colour, as scikit-image's `lab2rgb` (negative Z clipped to 0).
     @inline(__always)

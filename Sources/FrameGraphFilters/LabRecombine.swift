@@ -111,6 +111,7 @@ public final class LabRecombine: CompositeNode, @unchecked Sendable {
                                       got: "\(ab.width)x\(ab.height)")
         }
         if var chroma {
+            self.chroma = nil  // its row buffers uniquely held while it works (no copy on write)
             var out = Frame.make(.yuv420p, width: source.width, height: source.height, pool: pool)
             out.copyTiming(from: frames[0])
             chroma.combine(frame: source, ab: ab, into: out)

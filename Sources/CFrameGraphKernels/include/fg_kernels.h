@@ -56,13 +56,30 @@ void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int 
 /// n pixels of float Y', Cb, Cr (0…255 scale) → packed RGB24, with `c`.
 void fg_yuv_float_to_rgb24(const float *y, const float *u, const float *v, unsigned char *dst, int n, const fg_yuv_to_rgb *c);
 
-/// One chroma row of a 4:2:0 picture as packed RGB24 at chroma resolution: the mean of the 2×2 luma
-/// samples under each chroma sample (rows y0, y1; `width` luma samples), with its Cb/Cr, through `c`.
-void fg_chroma_row_to_rgb24(const unsigned char *y0, const unsigned char *y1, const unsigned char *u, const unsigned char *v,
-                            int cw, int width, unsigned char *rgb, const fg_yuv_to_rgb *c);
+/// What colorization's chroma step needs besides the pixels (fg_chroma_recombine_row).
+typedef struct {
+    /// The frame's Y'CbCr → R'G'B' (matrix and range).
+    fg_yuv_to_rgb to_rgb;
+    /// 256 floats: the linear light of each sRGB byte.
+    const float *linear;
+    /// The sRGB byte of linear light i / scale, i = 0 … scale, then three more readable bytes (the
+    /// AVX2 build reads four bytes at a time).
+    const unsigned char *srgb;
+    float scale;
+    /// The luminance row of the linear RGB → XYZ matrix, and the XYZ → linear RGB matrix (row-major).
+    float lum[3], inv[9];
+    /// The output's luma coefficients, and Cb/Cr factors: Cb = 128 + (B − Y')·cbf, Cr = 128 + (R − Y')·crf.
+    float kr, kb, cbf, crf;
+} fg_chroma_recombine;
 
-/// n RGB24 pixels → Cb, Cr bytes: 128 + (B − Y')·cbf, 128 + (R − Y')·crf with Y' = kr·R + (1−kr−kb)·G + kb·B.
-void fg_rgb24_to_cbcr(const unsigned char *rgb, int n, float kr, float kb, float cbf, float crf, unsigned char *u, unsigned char *v);
+/// One chroma row of a 4:2:0 frame coloured from a/b: for each of the `cw` chroma samples, the Lab
+/// lightness of the mean of the 2×2 luma samples under it (rows y0, y1 of `width` samples) with its
+/// own Cb/Cr, combined with a[i], b[i] → sRGB bytes → Cb/Cr written to out_u[i], out_v[i].
+/// `allow_simd` = 0 forces the baseline build (the AVX2 build gives the same bytes).
+void fg_chroma_recombine_row(const unsigned char *y0, const unsigned char *y1, const unsigned char *u,
+                             const unsigned char *v, int cw, int width, const float *a, const float *b,
+                             const fg_chroma_recombine *p, unsigned char *out_u, unsigned char *out_v,
+                             int allow_simd);
 
 /// a/b for one output row: rows (a0, a1) and (b0, b1) of width aw mixed by wy, then sampled at n
 /// columns (left index tx[i], weight wx[i] of its right neighbour, clamped to aw − 1).
