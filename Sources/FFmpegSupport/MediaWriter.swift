@@ -346,11 +346,20 @@ public final class MediaWriter {
     /// not is moved one tick past the previous. Frames of another size or format are converted.
     public func write(_ frame: Frame, pts requested: Int64) throws {
         guard let picture, let codec, let format, !finished else { return }
-        try check(av_frame_make_writable(picture), "prepare frame", path: path)
+        // A frame the encoder takes as it is goes in without a copy (the encoder holds a reference to
+        // its pixels for as long as it needs them); others are converted into `picture`.
+        var wrapped: UnsafeMutablePointer<AVFrame>?
+        defer { av_frame_free(&wrapped) }
         if frame.format == .yuv420p && frame.width == width && frame.height == height && pictureFormat == AV_PIX_FMT_YUV420P
             && sameYCbCr(frame.color) {
-            frame.copyPixels(into: picture)
+            if frame.planesAligned64, let reference = frame.wrappedAVFrame(like: picture) {
+                wrapped = reference
+            } else {
+                try check(av_frame_make_writable(picture), "prepare frame", path: path)
+                frame.copyPixels(into: picture)
+            }
         } else {
+            try check(av_frame_make_writable(picture), "prepare frame", path: path)
             guard let inFormat = frame.format.avPixelFormat else {
                 throw FFmpegError(code: fg_averror(EINVAL), operation: "encode a \(frame.format) frame (convert it to 8-bit first)", path: path)
             }
@@ -369,8 +378,9 @@ public final class MediaWriter {
             lastDuration = delta
         }
         lastPTS = pts
-        picture.pointee.pts = pts
-        try check(avcodec_send_frame(codec, picture), "encode frame \(framesWritten)", path: path)
+        let sent = wrapped ?? picture
+        sent.pointee.pts = pts
+        try check(avcodec_send_frame(codec, sent), "encode frame \(framesWritten)", path: path)
         framesWritten += 1
         try drain()
         if let companions {

@@ -1,4 +1,4 @@
-import FFmpegSupport
+@testable import FFmpegSupport
 import Foundation
 import FrameGraph
 import Testing
@@ -44,6 +44,54 @@ import TestSupport
         #expect(reader.width == 320 && reader.height == 240)
         #expect(decoded.map { PatternSource.readStamp(from: $0) } == (0..<45).map { Optional($0) })
         for (i, f) in decoded.enumerated() { #expect(abs(f.mediaTime - Double(i) / 30) < 1e-3) }
+    }
+
+    /// Frames the encoder takes as they are go in without a copy, referenced by FFmpeg until it is
+    /// done: lossless H.264 (crf 0) gives back every byte, and every buffer returns to its pool once
+    /// the writer has finished. A cropped view (planes not 64-byte aligned) is copied as before.
+    @Test func framesGoToTheEncoderWithoutACopyAndComeBack() throws {
+        let dir = TestEnvironment.scratch("zero-copy")
+        let path = dir.appendingPathComponent("lossless.mkv").path
+        let pool = BufferPool(maxFreePerSize: 64)
+        var frames: [Frame] = (0..<12).map { i in
+            let f = Frame.make(.yuv420p, width: 192, height: 96, pool: pool)
+            for p in 0..<3 {
+                for y in 0..<(p == 0 ? 96 : 48) {
+                    let row = f.row(y, plane: p)
+                    for x in 0..<row.count { row[x] = UInt8(truncatingIfNeeded: (x * 3 + y * 5 + i * 11 + p * 40) & 0xFF) }
+                }
+            }
+            return f
+        }
+        // The 13th: a view at an odd offset of a larger frame (its planes are not aligned).
+        let big = Frame.make(.yuv420p, width: 256, height: 128, pool: pool)
+        for p in 0..<3 { for y in 0..<(p == 0 ? 128 : 64) { big.row(y, plane: p).update(repeating: UInt8(60 + 30 * p)) } }
+        let view = big.cropped(x: 2, y: 2, width: 192, height: 96)
+        #expect(frames[0].planesAligned64 && !view.planesAligned64)
+        frames.append(view)
+        do {
+            let writer = try MediaWriter(path: path, width: 192, height: 96, fps: 30, settings: .init(crf: 0))
+            for (i, f) in frames.enumerated() { try writer.write(f, index: i) }
+            try writer.finish()
+        }
+        let (_, decoded) = try TestEnvironment.decodeAll(path)
+        #expect(decoded.count == 13)
+        withExtendedLifetime((frames, decoded)) {
+            for (i, f) in decoded.enumerated() where i < frames.count {
+                for p in 0..<3 {
+                    for y in stride(from: 0, to: p == 0 ? 96 : 48, by: 7) {
+                        #expect(Array(f.row(y, plane: p)) == Array(frames[i].row(y, plane: p)), "frame \(i) plane \(p) row \(y)")
+                    }
+                }
+            }
+        }
+        let made = pool.allocations
+        frames.removeAll()
+        _ = view
+        // Every block is idle again: as many new frames as were made come from the pool, none allocated.
+        let again = (0..<12).map { _ in Frame.make(.yuv420p, width: 192, height: 96, pool: pool) }
+        #expect(pool.allocations == made, "\(pool.allocations - made) buffers still held after the writer finished")
+        _ = again
     }
 
     @Test func pngRoundTripKeepsEveryPixel() throws {
