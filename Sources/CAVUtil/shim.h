@@ -27,4 +27,6 @@ static inline int fg_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int fg_averror(int e) { return AVERROR(e); }
 /// AV_NOPTS_VALUE as a plain constant.
 static inline int64_t fg_nopts_value(void) { return AV_NOPTS_VALUE; }
+/// Points a video frame's extended_data at its own data[] (what a get_buffer2 callback must do).
+static inline void fg_frame_point_extended_data(AVFrame *frame) { frame->extended_data = frame->data; }
 #endif

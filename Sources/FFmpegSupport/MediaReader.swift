@@ -93,7 +93,10 @@ public final class MediaReader {
     private let streamIndex: Int32
     private let avTimeBase: AVRational
     private let startPTS: Int64
-    private let pool: BufferPool
+    /// The pool frames come from, and the decoder's side of it: pooled memory the decoder writes
+    /// yuv420p pictures into (no copy per frame).
+    let decoderBuffers: DecoderBuffers
+    private var pool: BufferPool { decoderBuffers.pool }
     private let scaler = Scaler(method: .bilinear)
     private var draining = false
     private var finished = false
@@ -127,7 +130,7 @@ public final class MediaReader {
     public init(path: String, options: Options, pool: BufferPool = .shared) throws {
         _ = FFmpegLog.configured
         self.path = path
-        self.pool = pool
+        decoderBuffers = DecoderBuffers(pool: pool)
         let sequence = ImageSequence.isPattern(path)
         isImageSequence = sequence
         var inputFormat: UnsafePointer<AVInputFormat>?
@@ -202,6 +205,7 @@ public final class MediaReader {
             try check(avcodec_parameters_to_context(codec, stream.pointee.codecpar), "configure decoder", path: path)
             let pixels = Int(codec.pointee.width) * Int(codec.pointee.height)
             codec.pointee.thread_count = Int32(options.threads == 0 && pixels <= options.singleThreadUpToPixels ? 1 : options.threads)
+            decoderBuffers.install(on: codec, decoder: decoderPointer)
             try check(avcodec_open2(codec, decoderPointer, nil), "open decoder", path: path)
             guard codec.pointee.width > 0, codec.pointee.height > 0 else {
                 throw FFmpegError(code: fg_averror_invaliddata(), operation: "read the picture size", path: path)
@@ -366,11 +370,27 @@ public final class MediaReader {
 
     private func convert(_ av: UnsafeMutablePointer<AVFrame>) throws -> Frame {
         let storedSize = (width: storedWidth, height: storedHeight)  // as decoded, before any turn
-        var frame = Frame.make(outputFormat, width: storedSize.width, height: storedSize.height, pool: pool)
-        frame.color = color(of: av)
         let avFormat = AVPixelFormat(rawValue: av.pointee.format)
         let sameLayout = PixelFormat(av: avFormat) == outputFormat || (avFormat == AV_PIX_FMT_YUVJ420P && outputFormat == .yuv420p)
-        if Int(av.pointee.width) == storedSize.width, Int(av.pointee.height) == storedSize.height, sameLayout {
+        let sameSize = Int(av.pointee.width) == storedSize.width && Int(av.pointee.height) == storedSize.height
+        var frame: Frame
+        var inPlace = false
+        if sameSize, sameLayout, outputFormat == .yuv420p, let pixels = decoderBuffers.pixels(of: av) {
+            // Decoded into pooled memory: the frame is the picture itself.
+            var layouts = PlaneLayouts(count: 3)
+            for p in 0..<3 {
+                guard let plane = av.plane(p) else { throw FFmpegError(code: fg_averror_invaliddata(), operation: "read a decoded picture", path: path) }
+                layouts[p] = PlaneLayout(offset: UnsafeMutableRawPointer(plane) - pixels.bytes, stride: av.stride(p))
+            }
+            frame = Frame(format: .yuv420p, width: storedSize.width, height: storedSize.height, planes: layouts, buffer: pixels)
+            inPlace = true
+        } else {
+            frame = Frame.make(outputFormat, width: storedSize.width, height: storedSize.height, pool: pool)
+        }
+        frame.color = color(of: av)
+        if inPlace {
+            // Nothing to copy.
+        } else if sameSize && sameLayout {
             frame.copyPixels(from: av)
         } else {
             // Other layouts (10-bit, 4:2:2, a size change mid-stream) are converted to the first frame's.

@@ -94,6 +94,44 @@ import TestSupport
         _ = again
     }
 
+    /// An H.264 decoder writes each picture straight into pooled memory: the frames are those
+    /// pictures (lossless H.264 gives back every byte), and once the reader and its frames are gone
+    /// every block is back in the pool, so a second reading allocates nothing new.
+    @Test func picturesAreDecodedIntoPooledFramesAndComeBack() throws {
+        let dir = TestEnvironment.scratch("decode-in-place")
+        let path = dir.appendingPathComponent("lossless.mp4").path
+        let originals = try patternFrames(20, width: 320, height: 240)
+        do {
+            let writer = try MediaWriter(path: path, width: 320, height: 240, fps: 30, settings: .init(crf: 0))
+            for (i, f) in originals.enumerated() { try writer.write(f, index: i) }
+            try writer.finish()
+        }
+        let pool = BufferPool(maxFreePerSize: 64)
+        func readAll() throws -> (served: Int, frames: [Frame]) {
+            let reader = try MediaReader(path: path, pool: pool)
+            var frames: [Frame] = []
+            while let f = try reader.nextFrame() { frames.append(f) }
+            return (reader.decoderBuffers.served, frames)
+        }
+        var (served, frames) = try readAll()
+        #expect(frames.count == 20)
+        #expect(served >= 20, "pictures decoded into pooled memory: \(served)")
+        withExtendedLifetime((frames, originals)) {
+            for (i, f) in frames.enumerated() {
+                #expect(f.buffer.capacity > 0 && f.format == .yuv420p)
+                for p in 0..<3 {
+                    for y in stride(from: 0, to: p == 0 ? 240 : 120, by: 11) {
+                        #expect(Array(f.row(y, plane: p)) == Array(originals[i].row(y, plane: p)), "frame \(i) plane \(p) row \(y)")
+                    }
+                }
+            }
+        }
+        frames.removeAll()
+        let made = pool.allocations
+        (served, frames) = try readAll()
+        #expect(frames.count == 20 && pool.allocations == made, "\(pool.allocations - made) blocks allocated again: some never came back")
+    }
+
     @Test func pngRoundTripKeepsEveryPixel() throws {
         let dir = TestEnvironment.scratch("png")
         let path = dir.appendingPathComponent("frame.png").path
