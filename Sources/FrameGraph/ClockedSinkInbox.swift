@@ -2,8 +2,8 @@ import Foundation
 
 /// A sink's input in live mode: a small queue that the output ticker empties once per tick.
 ///
-/// A frame is shown at the first tick at or after its capture time plus the presentation delay D
-/// (``PresentationDelay``): frames whose work jitters by less than D all make their own tick. At a
+/// A frame is shown at the first tick at or after its capture time (on the output's frame grid)
+/// plus the presentation delay D (``PresentationDelay``): frames whose work jitters by less than D all make their own tick. At a
 /// tick the newest frame that is due is written; older due frames (they missed their tick) are
 /// dropped late, and so is the oldest frame when the queue is over its bound (⌈D_max / period⌉ + 1
 /// frames: never unbounded). A tick with nothing due repeats the previous frame (duplicated; counted
@@ -50,11 +50,23 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
         return queue.isEmpty
     }
 
+    /// A capture time taken to the nearest slot of the output's frame grid (start + n/fps). Source
+    /// timestamps wobble by a millisecond or so (a container's millisecond time base, a looped clip's
+    /// rounded length, a camera driver's stamps); with D close to a tick, that wobble alone would
+    /// move every other frame to the next tick (one tick repeated, one frame dropped late). On the
+    /// grid, each frame keeps its tick; a source slower or faster than the output still gets
+    /// frames repeated or dropped, where the grid says so.
+    private func onGrid(_ captureTime: Double) -> Double {
+        let fps = context.fps
+        guard fps > 0, captureTime >= context.startTime else { return captureTime }
+        return context.startTime + ((captureTime - context.startTime) * fps).rounded() / fps
+    }
+
     /// Writes the frame due at the tick at clock time `time`, on the ticker's lane.
     func tick(at time: Double, lane: Lane) {
         let delay = context.presentation.current ?? 0
         lock.lock()
-        let dueCount = queue.prefix { $0.captureTime + delay <= time + 1e-9 }.count
+        let dueCount = queue.prefix { onGrid($0.captureTime) + delay <= time + 1e-9 }.count
         let due = queue.prefix(dueCount)
         queue.removeFirst(dueCount)
         lock.unlock()

@@ -57,6 +57,26 @@ import TestSupport
         #expect(smooth.duplicated == 0 && smooth.droppedLate == 0 && smooth.framesOut == 300)
     }
 
+    /// Moves each frame's capture time by a millisecond or so, as a container's millisecond time
+    /// base and a looped clip's rounded length do.
+    final class WobbleNode: FilterNode, @unchecked Sendable {
+        override func process(_ frame: Frame, context: RunContext) throws -> Frame? {
+            var out = frame
+            out.captureTime += [0, 0.0012, -0.0012][frame.sequence % 3]
+            return out
+        }
+    }
+
+    @Test func captureTimesThatWobbleKeepTheirTicks() throws {
+        // D = 16 ms puts frame i 0.7 ms before tick i ((i + ½)/30 s = i/30 + 16.7 ms). Every third
+        // frame stamped 1.2 ms late would be due after that tick (one tick repeated, one frame
+        // dropped late, a hundred times); taken to the output's frame grid, every frame keeps its tick.
+        let (report, entries) = try run(latency: .fixed(0.016), node: WobbleNode(name: "wobble"))
+        #expect(report.framesOut == 300)
+        #expect(report.duplicated == 0 && report.droppedLate == 0, "duplicated \(report.duplicated), dropped late \(report.droppedLate)")
+        #expect(entries.map(\.stamp) == (0..<300).map { Optional($0) })
+    }
+
     @Test(arguments: [TickPolicy.reuse, .skip])
     func aNetworkSlowerThanTheClockStillRepeatsOrSkipsAsBefore(policy: TickPolicy) throws {
         // 90 frames through a 50 ms node: frames 0, 2, 4 … 88 admitted (45), the odd ones dropped busy.
