@@ -3,7 +3,7 @@
 // It used to be five row passes, two of them table loops in Swift, with a packed RGB24 row between
 // them; here each block of pixels stays in L1 and goes through the same formulas, in order:
 //   1. Y' = the mean of the 2×2 luma samples, with the chroma sample's Cb/Cr → R'G'B' bytes (clamp255);
-//   2. linear light of each byte (table), its luminance, L = 116·f(Y) − 16 (lab.c's f);
+//   2. linear light of each byte (table), its luminance, L = 116·f(Y) − 16 (lab_f.h's f);
 //   3. L with a/b → XYZ → linear RGB, clipped, → 8-bit sRGB through the 16 384-step table;
 //   4. those bytes → Cb/Cr with the frame's matrix and range (clamp255).
 // The loops without table lookups vectorise; the lookups stay scalar. Contraction into fused
@@ -12,33 +12,11 @@
 #include "fg_kernels.h"
 #include "cpu.h"
 #include "to_byte.h"
+#include "lab_f.h"
 #include <stdint.h>
 #include <string.h>
 
 enum { BLOCK = 64 };
-
-/// f(t) of CIE Lab: the cube root above 0.008856 (inverse cube root from a bit-level guess and
-/// three Newton steps, as lab.c), the linear segment below.
-static inline float lab_f(float t) {
-    float s = t > 1e-30f ? t : 1e-30f;
-    uint32_t bits;
-    memcpy(&bits, &s, 4);
-    bits = 0x54A2FA8Cu - bits / 3u;
-    float r;
-    memcpy(&r, &bits, 4);
-    r = r * (4.0f - s * r * r * r) * (1.0f / 3.0f);
-    r = r * (4.0f - s * r * r * r) * (1.0f / 3.0f);
-    r = r * (4.0f - s * r * r * r) * (1.0f / 3.0f);
-    float root = s * r * r;
-    float linear = 7.787f * t + 16.0f / 116.0f;
-    return t > 0.008856f ? root : linear;
-}
-
-static inline float lab_finv(float v) {
-    float cube = v * v * v;
-    float linear = (v - 16.0f / 116.0f) * (1.0f / 7.787f);
-    return v > 0.2068966f ? cube : linear;
-}
 
 static inline float clip01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }
 
@@ -79,7 +57,7 @@ static inline float clip01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f 
     /* 2. linear light, its luminance, L */                                                             \
     LOOKUPS_LINEAR                                                                                      \
     for (int i = 0; i < n; i++)                                                                         \
-        lightness[i] = 116.0f * lab_f(p->lum[0] * lr[i] + p->lum[1] * lg[i] + p->lum[2] * lb[i]) - 16.0f; \
+        lightness[i] = 116.0f * fg_f(p->lum[0] * lr[i] + p->lum[1] * lg[i] + p->lum[2] * lb[i]) - 16.0f; \
     /* 3. Lab → indices into the linear → sRGB byte table → bytes */                                    \
     const float *inv = p->inv, scale = p->scale;                                                        \
     for (int i = 0; i < n; i++) {                                                                       \
@@ -87,7 +65,7 @@ static inline float clip01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f 
         float fx = fy + a[x0 + i] * (1.0f / 500.0f);                                                    \
         float fz = fy - b[x0 + i] * (1.0f / 200.0f);                                                    \
         fz = fz > 0.0f ? fz : 0.0f;                                                                     \
-        float X = lab_finv(fx), Y = lab_finv(fy), Z = lab_finv(fz);                                     \
+        float X = fg_finv(fx), Y = fg_finv(fy), Z = fg_finv(fz);                                     \
         ri[i] = (int32_t)(clip01(inv[0] * X + inv[1] * Y + inv[2] * Z) * scale + 0.5f);                \
         gi[i] = (int32_t)(clip01(inv[3] * X + inv[4] * Y + inv[5] * Z) * scale + 0.5f);                \
         bi[i] = (int32_t)(clip01(inv[6] * X + inv[7] * Y + inv[8] * Z) * scale + 0.5f);                \
