@@ -42,12 +42,19 @@ final class DecoderBuffers: @unchecked Sendable {
         codec.pointee.get_buffer2 = decoderGetBuffer
     }
 
-    /// The pixel buffer behind a decoded picture, when it is one of ours.
-    func pixels(of av: UnsafeMutablePointer<AVFrame>) -> PixelBuffer? {
+    /// The frame that a decoded picture of `width`×`height` is, when the decoder wrote it into one
+    /// of these buffers (nil otherwise: FFmpeg's own memory, to be copied).
+    func frame(of av: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, path: String) throws -> Frame? {
         guard let reference = av.pointee.buf.0, av.pointee.buf.1 == nil, let opaque = av_buffer_get_opaque(reference) else { return nil }
         let address = UInt(bitPattern: opaque)
         guard lent.withLock({ $0.contains(address) }) else { return nil }
-        return Unmanaged<Lease>.fromOpaque(opaque).takeUnretainedValue().pixels
+        let pixels = Unmanaged<Lease>.fromOpaque(opaque).takeUnretainedValue().pixels
+        var layouts = PlaneLayouts(count: 3)
+        for p in 0..<3 {
+            guard let plane = av.plane(p) else { throw FFmpegError(code: fg_averror_invaliddata(), operation: "read a decoded picture", path: path) }
+            layouts[p] = PlaneLayout(offset: UnsafeMutableRawPointer(plane) - pixels.bytes, stride: av.stride(p))
+        }
+        return Frame(format: .yuv420p, width: width, height: height, planes: layouts, buffer: pixels)
     }
 
     /// Lays out and attaches a pooled block to `frame`; false for formats it does not serve.

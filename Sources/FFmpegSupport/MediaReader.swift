@@ -373,37 +373,30 @@ public final class MediaReader {
         let avFormat = AVPixelFormat(rawValue: av.pointee.format)
         let sameLayout = PixelFormat(av: avFormat) == outputFormat || (avFormat == AV_PIX_FMT_YUVJ420P && outputFormat == .yuv420p)
         let sameSize = Int(av.pointee.width) == storedSize.width && Int(av.pointee.height) == storedSize.height
+        let pictureColor = color(of: av)
         var frame: Frame
-        var inPlace = false
-        if sameSize, sameLayout, outputFormat == .yuv420p, let pixels = decoderBuffers.pixels(of: av) {
-            // Decoded into pooled memory: the frame is the picture itself.
-            var layouts = PlaneLayouts(count: 3)
-            for p in 0..<3 {
-                guard let plane = av.plane(p) else { throw FFmpegError(code: fg_averror_invaliddata(), operation: "read a decoded picture", path: path) }
-                layouts[p] = PlaneLayout(offset: UnsafeMutableRawPointer(plane) - pixels.bytes, stride: av.stride(p))
-            }
-            frame = Frame(format: .yuv420p, width: storedSize.width, height: storedSize.height, planes: layouts, buffer: pixels)
-            inPlace = true
+        if sameSize, sameLayout, outputFormat == .yuv420p,
+           let decoded = try decoderBuffers.frame(of: av, width: storedSize.width, height: storedSize.height, path: path) {
+            frame = decoded  // decoded into pooled memory: the frame is the picture itself
         } else {
             frame = Frame.make(outputFormat, width: storedSize.width, height: storedSize.height, pool: pool)
-        }
-        frame.color = color(of: av)
-        if inPlace {
-            // Nothing to copy.
-        } else if sameSize && sameLayout {
-            frame.copyPixels(from: av)
-        } else {
-            // Other layouts (10-bit, 4:2:2, a size change mid-stream) are converted to the first frame's.
-            guard let outAV = outputFormat.avPixelFormat else {
-                throw FFmpegError(code: fg_averror(ENOSYS), operation: "convert decoded frame", path: path)
+            if sameSize && sameLayout {
+                frame.copyPixels(from: av)
+            } else {
+                // Other layouts (10-bit, 4:2:2, a size change mid-stream) are converted to the first frame's.
+                guard let outAV = outputFormat.avPixelFormat else {
+                    throw FFmpegError(code: fg_averror(ENOSYS), operation: "convert decoded frame", path: path)
+                }
+                let target = frame
+                try scaler.scale(from: (avFormat, Int(av.pointee.width), Int(av.pointee.height)),
+                                 planes: { av.plane($0).map(UnsafeMutableRawPointer.init) }, strides: { av.stride($0) },
+                                 to: (outAV, storedSize.width, storedSize.height),
+                                 dst: { $0 < target.format.planeCount ? target.base(plane: $0) : nil },
+                                 dstStrides: { $0 < target.format.planeCount ? target.planes[$0].stride : 0 },
+                                 color: (pictureColor, pictureColor))
             }
-            try scaler.scale(from: (avFormat, Int(av.pointee.width), Int(av.pointee.height)),
-                             planes: { av.plane($0).map(UnsafeMutableRawPointer.init) }, strides: { av.stride($0) },
-                             to: (outAV, storedSize.width, storedSize.height),
-                             dst: { $0 < frame.format.planeCount ? frame.base(plane: $0) : nil },
-                             dstStrides: { $0 < frame.format.planeCount ? frame.planes[$0].stride : 0 },
-                             color: (frame.color, frame.color))
         }
+        frame.color = pictureColor
         if appliedRotation != 0 { frame = frame.rotated(clockwise: appliedRotation, pool: pool) }
         if let exif = exifOrientation { frame = ExifOrientation.apply(exif, to: frame, pool: pool) }
         var pts = av.pointee.best_effort_timestamp
