@@ -24,12 +24,12 @@ final class DecoderBuffers: @unchecked Sendable {
 
     /// Where the memory comes from (and goes back to).
     let pool: BufferPool
-    /// The leases FFmpeg holds now, by address (the decoder's frame threads ask concurrently).
-    private let lent = Protected(Set<UInt>())
-    private let servedCount = Protected(0)
+    /// The leases FFmpeg holds now (by address) and how many pictures were served, behind one lock
+    /// (the decoder's frame threads ask concurrently).
+    private let lent = Protected((addresses: Set<UInt>(), served: 0))
 
     /// Pictures decoded into pooled memory so far.
-    var served: Int { servedCount.withLock { $0 } }
+    var served: Int { lent.withLock { $0.served } }
 
     init(pool: BufferPool) {
         self.pool = pool
@@ -47,7 +47,7 @@ final class DecoderBuffers: @unchecked Sendable {
     func frame(of av: UnsafeMutablePointer<AVFrame>, width: Int, height: Int, path: String) throws -> Frame? {
         guard let reference = av.pointee.buf.0, av.pointee.buf.1 == nil, let opaque = av_buffer_get_opaque(reference) else { return nil }
         let address = UInt(bitPattern: opaque)
-        guard lent.withLock({ $0.contains(address) }) else { return nil }
+        guard lent.withLock({ $0.addresses.contains(address) }) else { return nil }
         let pixels = Unmanaged<Lease>.fromOpaque(opaque).takeUnretainedValue().pixels
         var layouts = PlaneLayouts(count: 3)
         for p in 0..<3 {
@@ -74,12 +74,14 @@ final class DecoderBuffers: @unchecked Sendable {
         let capacity = offsets[2] + chromaStride * chromaRows + padding
         let lease = Lease(pixels: pool.buffer(capacity: capacity), owner: self)
         let opaque = Unmanaged.passRetained(lease).toOpaque()
-        lent.withLock { _ = $0.insert(UInt(bitPattern: opaque)) }
         let bytes = lease.pixels.bytes.assumingMemoryBound(to: UInt8.self)
         guard let reference = av_buffer_create(bytes, capacity, releaseDecoderBuffer, opaque, 0) else {
-            lent.withLock { _ = $0.remove(UInt(bitPattern: opaque)) }
             Unmanaged<Lease>.fromOpaque(opaque).release()
             return false
+        }
+        lent.withLock {
+            $0.addresses.insert(UInt(bitPattern: opaque))
+            $0.served += 1
         }
         frame.pointee.buf.0 = reference
         frame.pointee.data.0 = bytes + offsets[0]
@@ -89,12 +91,11 @@ final class DecoderBuffers: @unchecked Sendable {
         frame.pointee.linesize.1 = Int32(chromaStride)
         frame.pointee.linesize.2 = Int32(chromaStride)
         fg_frame_point_extended_data(frame)
-        servedCount.withLock { $0 += 1 }
         return true
     }
 
     fileprivate func returned(_ opaque: UnsafeMutableRawPointer) {
-        lent.withLock { _ = $0.remove(UInt(bitPattern: opaque)) }
+        lent.withLock { _ = $0.addresses.remove(UInt(bitPattern: opaque)) }
     }
 }
 

@@ -73,11 +73,7 @@ final class TensorArena: @unchecked Sendable {
     /// Allocates (zeroed) the memory for `lifetimes`.
     init(_ lifetimes: [Lifetime]) {
         layout = TensorArena.layout(lifetimes)
-        var p: UnsafeMutableRawPointer?
-        let bytes = max(layout.bytes, TensorArena.alignment)
-        posix_memalign(&p, TensorArena.alignment, bytes)
-        base = p ?? UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: TensorArena.alignment)
-        memset(base, 0, bytes)
+        base = TensorBuffer.allocateZeroed(bytes: max(layout.bytes, TensorArena.alignment))
     }
 
     deinit { free(base) }

@@ -13,12 +13,18 @@ public final class TensorBuffer: @unchecked Sendable {
     init(shape: [Int]) {
         self.shape = shape
         count = shape.reduce(1, *)
-        var p: UnsafeMutableRawPointer?
-        posix_memalign(&p, 64, max(count, 1) * 4 + 64)
-        let raw = p ?? UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * 4 + 64, alignment: 64)
-        memset(raw, 0, max(count, 1) * 4 + 64)
-        pointer = raw.assumingMemoryBound(to: Float.self)
+        pointer = TensorBuffer.allocateZeroed(bytes: max(count, 1) * 4 + 64).assumingMemoryBound(to: Float.self)
         owner = nil
+    }
+
+    /// Zeroed memory on a 64-byte boundary, released with `free` (a buffer's own, or an arena's).
+    static func allocateZeroed(bytes: Int) -> UnsafeMutableRawPointer {
+        var p: UnsafeMutableRawPointer?
+        guard posix_memalign(&p, 64, bytes) == 0, let raw = p else {
+            fatalError("out of memory allocating \(bytes) bytes of tensor memory")
+        }
+        memset(raw, 0, bytes)
+        return raw
     }
 
     /// A view of memory in `owner`, which it keeps alive.
