@@ -275,7 +275,10 @@ public final class GraphRunner: @unchecked Sendable {
         clockedSinks = []
         inboxes = []
         func worker(for node: Node) -> Worker {
-            let w = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(node.name)"), context: context)
+            // A composite's worker keeps one frame waiting (it must see every frame it can); a
+            // filter's (a network's) admits a frame only when idle.
+            let w = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(node.name)"), context: context,
+                           waitingSlot: node is CompositeNode)
             workers.append(w)
             return w
         }

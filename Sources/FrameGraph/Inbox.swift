@@ -132,9 +132,19 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
             combine(group, lane: lane)
             return
         }
-        if !worker.submit({ [self] in combine(group, lane: worker.lane) }) {
-            composite.counters.update { $0.droppedBusy += 1 }
+        switch worker.submit(tag: frame.sequence, { [self] in combine(group, lane: worker.lane) }) {
+        case .accepted, .waiting:
+            break
+        case .displaced(let sequence):
+            dropBusy(sequence: sequence, lane: worker.lane)
+        case .refused:
+            dropBusy(sequence: frame.sequence, lane: worker.lane)
         }
+    }
+
+    private func dropBusy(sequence: Int, lane: Lane) {
+        composite.counters.update { $0.droppedBusy += 1 }
+        context.tracer?.instant("dropped-busy", lane: lane, at: context.clock.now(), sequence: sequence)
     }
 
     private func combine(_ group: [Frame], lane: Lane) {

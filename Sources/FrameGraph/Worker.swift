@@ -1,17 +1,41 @@
 import Foundation
 
-/// A thread that runs one job at a time for one node, with at most one job in flight and none queued.
+/// What became of a job offered to a ``Worker``.
+enum Submission: Equatable {
+    /// It runs now (live), or once the worker was free (offline).
+    case accepted
+    /// Live, worker with a waiting slot: it waits there and runs when the current job ends.
+    case waiting
+    /// Live, worker with a waiting slot: it took the slot from an older job, which will not run;
+    /// `tag` is what that job was submitted with (its frame's sequence number).
+    case displaced(tag: Int)
+    /// Live: the worker is busy and keeps no waiting job, so nothing runs.
+    case refused
+}
+
+/// A thread that runs one job at a time for one node, with at most one job in flight and at most one
+/// waiting.
 ///
 /// Live mode is drop-while-busy (MediaPipe's FlowLimiter with no queue): a job offered while the
-/// previous one still runs is refused, and the caller counts it as dropped-busy. Offline mode is
-/// backpressure instead: the offering thread waits until the worker is free, so nothing is dropped
-/// while, for example, decoding of the next frame still overlaps the current prediction.
+/// previous one still runs is refused, and the caller counts it as dropped-busy. A worker made with
+/// `waitingSlot` (a composite's) keeps the newest such job instead and runs it next, like a leaky
+/// queue of one: a frame that arrives a moment early, because the OS preempted the worker or the
+/// source delivered two frames close together, is still composited, and only a second frame arriving
+/// during the same job drops the waiting one. Offline mode is backpressure instead: the offering
+/// thread waits until the worker is free, so nothing is dropped while, for example, decoding of the
+/// next frame still overlaps the current prediction.
 final class Worker: @unchecked Sendable {
     let lane: Lane
     private let context: RunContext
     private let condition = NSCondition()
+    /// The job the thread is to start next.
     private var pending: (() -> Void)?
+    /// A job in flight: handed over and not yet finished.
     private var busy = false
+    /// Whether a live job offered while busy waits (true) or is refused (false).
+    private let hasWaitingSlot: Bool
+    /// The job waiting behind the one in flight, and its tag.
+    private var waiting: (job: () -> Void, tag: Int)?
     private var stopping = false
     private var exited = false
     /// Offline mode: threads waiting for the worker to become free, and a counter that tells them the
@@ -19,19 +43,24 @@ final class Worker: @unchecked Sendable {
     private var idleWaiters = 0
     private var handBackGeneration = 0
 
-    init(lane: Lane, context: RunContext) {
+    init(lane: Lane, context: RunContext, waitingSlot: Bool = false) {
         self.lane = lane
         self.context = context
+        hasWaitingSlot = waitingSlot
     }
 
-    /// Hands `job` to the worker. Live mode: returns false (and runs nothing) when the worker is busy.
-    /// Offline mode: waits for the worker and returns true.
-    func submit(_ job: @escaping () -> Void) -> Bool {
+    /// Hands `job` to the worker (`tag`: the sequence number of the frame it is for).
+    /// Live: runs it now, keeps it waiting, or refuses it (see ``Submission``). Offline: waits for
+    /// the worker and accepts it.
+    func submit(tag: Int = 0, _ job: @escaping () -> Void) -> Submission {
         condition.lock()
+        defer { condition.unlock() }
         if context.mode == .live {
             if busy {
-                condition.unlock()
-                return false
+                guard hasWaitingSlot else { return .refused }
+                let displaced = waiting?.tag
+                waiting = (job, tag)
+                return displaced.map { .displaced(tag: $0) } ?? .waiting
             }
         } else {
             while busy {
@@ -45,8 +74,7 @@ final class Worker: @unchecked Sendable {
         pending = job
         context.clock.join()  // the worker takes part in the run until it finishes this job
         condition.signal()
-        condition.unlock()
-        return true
+        return .accepted
     }
 
     /// The worker thread's loop; returns after ``shutdown()``.
@@ -59,6 +87,12 @@ final class Worker: @unchecked Sendable {
             condition.unlock()
             job()
             condition.lock()
+            if let next = waiting {
+                // The waiting job runs next: the worker stays busy and joined to the clock.
+                waiting = nil
+                pending = next.job
+                continue
+            }
             busy = false
             if idleWaiters > 0 {
                 for _ in 0..<idleWaiters { context.clock.join() }
@@ -139,12 +173,12 @@ final class WorkerInbox: Inbox, @unchecked Sendable {
             context.fail(error, node: filter.name)
             return
         }
-        let admitted = worker.submit { [self] in
+        let submission = worker.submit(tag: frame.sequence) { [self] in
             if let out = call.timed(lane: worker.lane, sequence: frame.sequence, { try filter.process(frame, prepared: prepared, context: context) }) {
                 call.forward(out, lane: worker.lane)
             }
         }
-        if !admitted { dropBusy(frame) }
+        if submission == .refused { dropBusy(frame) }
     }
 
     private func dropBusy(_ frame: Frame) {
