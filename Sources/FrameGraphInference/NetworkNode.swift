@@ -1,3 +1,4 @@
+import CFrameGraphKernels
 import FFmpegSupport
 import Foundation
 import FrameGraph
@@ -273,12 +274,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         var found = false
         for i in 0..<predictor.outputCount {
             let out = predictor.output(i)
-            let p = out.pointer
-            var bad = false
-            for k in 0..<out.count where !p[k].isFinite { bad = true; break }
-            guard bad else { continue }
-            found = true
-            for k in 0..<out.count where !p[k].isFinite { p[k] = 0 }
+            if fg_zero_nonfinite(out.pointer, out.count) > 0 { found = true }
         }
         return found
     }

@@ -89,6 +89,10 @@ void fg_ab_row(const float *a0, const float *a1, const float *b0, const float *b
 /// n floats (0…255 scale) → bytes, rounded and clamped.
 void fg_float_to_bytes(const float *src, unsigned char *dst, int n);
 
+/// Replaces every NaN and ±infinity among p[0..<n] by 0; returns how many it replaced (nearly
+/// always 0, found in one pass that writes nothing).
+size_t fg_zero_nonfinite(float *p, size_t n);
+
 /// n probabilities → mask bytes: each below 1e-6 (or NaN) taken as 0, then (p − low)·scale + 0.5
 /// clamped to 0…255 and truncated (scale = 255 / (high − low)).
 void fg_probability_bytes(const float *p, unsigned char *dst, int n, float low, float scale);
