@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What a live run costs: portrait-segment.fg and colorize-file.fg live at 30 fps to MP4 on a looping
 # clip, at its own size and scaled to 1920×1080, DURATION seconds each, one after the other (nothing
-# in parallel). Prints per run: frames out, dropped-busy, dropped-late, duplicated, end-to-end p99, and
-# the cores used: the run's CPU seconds (runCPUSeconds: first frame to the end, start-up excluded)
-# over its elapsed seconds. Asserts nothing.
+# in parallel). Before them, per size, the floor: the same clip decoded and encoded alone (file →
+# encode, the same encoder settings, no network, no composite). Prints per run: frames out,
+# dropped-busy, dropped-late, duplicated, end-to-end p99, and the cores used: the run's CPU seconds
+# (runCPUSeconds: first frame to the end, start-up excluded) over its elapsed seconds. Asserts nothing.
 #
 #   tools/bench/live-cost.sh [CLIP] [DURATION] [SIZES]
 #   tools/bench/live-cost.sh ../shared/media/webcam/again.mkv 60 "native 1920x1080"
@@ -25,7 +26,8 @@ for size in $sizes; do
     input="$dir/$(basename "${clip%.*}")-$size.mp4"
     [ -f "$input" ] || ffmpeg -nostdin -v error -y -i "$clip" -vf "scale=${size/x/:}:flags=bicubic" -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p -an "$input"
   fi
-  for pipeline in pipelines/portrait-segment.fg pipelines/colorize-file.fg; do
+  printf 'source = file path=x\noutput = encode path=x.mp4\nsource -> output\n' > "$dir/decode-encode.fg"
+  for pipeline in "$dir/decode-encode.fg" pipelines/portrait-segment.fg pipelines/colorize-file.fg; do
     stats="$dir/stats-$(basename "$pipeline" .fg)-$size.json"
     FRAMEGRAPH_MODELS=models/cache "$bin" run "$pipeline" --mode live --input "$input" --loop --duration "$duration" \
       --output "$dir/$(basename "$pipeline" .fg)-$size.mp4" --stats "$stats" --quiet
