@@ -6,6 +6,8 @@
 //       vs ResampleToRGB (one-pass area filter), interleaved, ms
 //   swift run -c release framegraph-bench recombine [WxH] [runs]   colorization's recombine: exact
 //       Lab per pixel vs the chroma planes only, interleaved, ms
+//   swift run -c release framegraph-bench composite [WxH] [runs]   portrait segmentation's composite:
+//       a 256×256 mask upsampled to the frame and blended over a solid colour, ms
 //   swift run -c release framegraph-bench annotate [WxH] [runs]   the annotate node drawing 10 labelled
 //       boxes, 500 landmark points and 5 text lines onto a copy of a yuv420p and an rgb24 frame
 //       (default 640x480): drawing alone and with the frame copy, interleaved, ms
@@ -112,6 +114,27 @@ case "recombine":
     }
     print(String(format: "recombine %dx%d yuv420p + 64x64 a/b: lab %.2f ms, chroma %.2f ms (medians of %d, interleaved)",
                  w, h, median(tLab), median(tChroma), runs))
+case "composite":
+    // Portrait segmentation's composite: a 256×256 mask (an upright ellipse, a person's shape, with
+    // a 3-pixel soft edge) upsampled to the frame and blended over a solid background.
+    let (w, h) = frameSize()
+    let runs = Int(arguments.dropFirst(2).first ?? "100") ?? 100
+    let frame = yuvFrame(w, h) { p, x, y, _ in UInt8(truncatingIfNeeded: p == 0 ? x / 4 + y / 4 : 100 + x % 50) }
+    let mask = Frame.make(.gray8, width: 256, height: 256)
+    for y in 0..<256 {
+        let row = mask.row(y)
+        for x in 0..<256 {
+            let d = ((Double(x) - 128) / 70 * (Double(x) - 128) / 70 + (Double(y) - 150) / 110 * (Double(y) - 150) / 110).squareRoot()
+            row[x] = UInt8(max(0, min(255, (1 - d) * 110 / 3 * 255)).rounded())
+        }
+    }
+    let context = RunContext(options: RunOptions())
+    let matte = BackgroundComposite(name: "matte", mode: .colour(0, 0xb1, 0x40), ownWorker: false)
+    _ = try? matte.negotiate(inputs: [frame.description, mask.description])
+    try? matte.start(context: context)
+    var times: [Double] = []
+    for _ in 0..<runs { times.append(milliseconds { _ = try? matte.combine([frame, mask], context: context) }) }
+    print(String(format: "composite %dx%d yuv420p + 256x256 mask over a colour: %.3f ms (median of %d)", w, h, median(times), runs))
 case "annotate":
     let size = arguments.dropFirst().first.map { _ in frameSize() } ?? (640, 480)
     let (w, h) = size
