@@ -10,6 +10,10 @@
 #   tools/bench/live-cost.sh ../shared/media/webcam/again.mkv 60 "native 1920x1080"
 #
 # The 1080p input is made from CLIP with the ffmpeg CLI (bicubic, H.264 CRF 18) in out/live-cost/.
+# The size `camera` runs from the emulated V4L2 camera instead (Tests/FakeCamera: CLIP's first 300
+# frames as 640×480 YUYV at 30 fps, looping), as from a webcam: no H.264 decoding, a YUYV conversion.
+#
+#   tools/bench/live-cost.sh ../shared/media/webcam/again.mkv 60 "native camera 1920x1080"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 clip=${1:-../shared/media/webcam/again.mkv}
@@ -22,14 +26,22 @@ dir=out/live-cost
 mkdir -p "$dir"
 for size in $sizes; do
   input=$clip
-  if [ "$size" != native ]; then
+  from=(--input "$input" --loop)
+  env_run=(env)
+  if [ "$size" = camera ]; then
+    # shellcheck source=tools/bench/emulated-camera.sh
+    source tools/bench/emulated-camera.sh "$clip" "$dir/camera"
+    from=(--camera /tmp/fakecam/video0)
+    env_run=(env "${camera_env[@]}")
+  elif [ "$size" != native ]; then
     input="$dir/$(basename "${clip%.*}")-$size.mp4"
     [ -f "$input" ] || ffmpeg -nostdin -v error -y -i "$clip" -vf "scale=${size/x/:}:flags=bicubic" -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p -an "$input"
+    from=(--input "$input" --loop)
   fi
   printf 'source = file path=x\noutput = encode path=x.mp4\nsource -> output\n' > "$dir/decode-encode.fg"
   for pipeline in "$dir/decode-encode.fg" pipelines/portrait-segment.fg pipelines/colorize-file.fg; do
     stats="$dir/stats-$(basename "$pipeline" .fg)-$size.json"
-    FRAMEGRAPH_MODELS=models/cache "$bin" run "$pipeline" --mode live --input "$input" --loop --duration "$duration" \
+    "${env_run[@]}" FRAMEGRAPH_MODELS=models/cache "$bin" run "$pipeline" --mode live "${from[@]}" --duration "$duration" \
       --output "$dir/$(basename "$pipeline" .fg)-$size.mp4" --stats "$stats" --quiet
     python3 - "$stats" "$pipeline" "$size" <<'PY'
 import json, sys
