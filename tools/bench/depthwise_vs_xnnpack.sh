@@ -3,14 +3,6 @@
 # times depthwise convolutions of the sizes MediaPipe's, EfficientNet-Lite's and the colorizer's
 # blocks have, pinned to CPU 0.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-cc=$(command -v clang || echo cc)
-out=$(mktemp -d)
-"$cc" -O2 -I Sources/CFrameGraphKernels/include -I Sources/CFrameGraphKernels tools/bench/depthwise_vs_xnnpack.c \
-  Sources/CFrameGraphKernels/depthwise.c Sources/CFrameGraphKernels/cpu.c -lXNNPACK -lpthreadpool -lm -o "$out/bench"
 cases=("96 16 3 1" "48 32 3 1" "96 32 3 2" "24 64 3 1" "12 128 3 1" "64 24 3 1" "112 32 3 1" "56 144 3 1" "28 240 5 1" "14 480 3 1" "14 672 5 1" "7 1152 5 1")
 [ $# -gt 0 ] && cases=("$@")
-for shape in "${cases[@]}"; do
-  taskset -c 0 "$out/bench" $shape
-done
-rm -rf "$out"
+exec "$(dirname "$0")/kernel_bench.sh" depthwise_vs_xnnpack depthwise "${cases[@]}"

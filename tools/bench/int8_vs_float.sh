@@ -3,12 +3,5 @@
 # the 1×1 convolutions of MediaPipe's selfie segmentation (sizes from `framegraph model bench
 # selfie_segmentation`'s slowest stages) in float and in int8, pinned to CPU 0. Asserts nothing.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-cc=$(command -v clang || echo cc)
-out=$(mktemp -d)
-"$cc" -O2 -I Sources/CFrameGraphKernels/include -I Sources/CFrameGraphKernels tools/bench/int8_vs_float.c \
-  Sources/CFrameGraphKernels/convolution.c Sources/CFrameGraphKernels/cpu.c -lXNNPACK -lpthreadpool -lm -o "$out/bench"
-for shape in "128 16 16" "64 16 72" "64 72 24" "32 24 88" "32 96 24" "16 96 32" "16 128 128"; do
-  taskset -c 0 "$out/bench" $shape
-done
-rm -rf "$out"
+exec "$(dirname "$0")/kernel_bench.sh" int8_vs_float convolution \
+  "128 16 16" "64 16 72" "64 72 24" "32 24 88" "32 96 24" "16 96 32" "16 128 128"
