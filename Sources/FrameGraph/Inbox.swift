@@ -54,6 +54,13 @@ struct NodeCall {
         }
     }
 
+    /// Counts a frame a busy worker did not run (refused, or displaced from its waiting slot) and
+    /// marks it on the worker's trace track.
+    func dropBusy(sequence: Int, lane: Lane) {
+        node.counters.update { $0.droppedBusy += 1 }
+        context.tracer?.instant("dropped-busy", lane: lane, at: context.clock.now(), sequence: sequence)
+    }
+
     /// Sends `frame` to every target of the node. An item of a results stream always carries
     /// results (empty ones, naming the node, when it found nothing).
     func forward(_ frame: Frame, lane: Lane) {
@@ -136,15 +143,10 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
         case .accepted, .waiting:
             break
         case .displaced(let sequence):
-            dropBusy(sequence: sequence, lane: worker.lane)
+            call.dropBusy(sequence: sequence, lane: worker.lane)
         case .refused:
-            dropBusy(sequence: frame.sequence, lane: worker.lane)
+            call.dropBusy(sequence: frame.sequence, lane: worker.lane)
         }
-    }
-
-    private func dropBusy(sequence: Int, lane: Lane) {
-        composite.counters.update { $0.droppedBusy += 1 }
-        context.tracer?.instant("dropped-busy", lane: lane, at: context.clock.now(), sequence: sequence)
     }
 
     private func combine(_ group: [Frame], lane: Lane) {

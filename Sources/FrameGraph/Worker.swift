@@ -160,7 +160,7 @@ final class WorkerInbox: Inbox, @unchecked Sendable {
         // Live: a frame the busy worker would refuse is dropped before any work is done for it.
         let prepared: (any Sendable)?
         if context.mode == .live && !worker.isIdle {
-            dropBusy(frame)
+            call.dropBusy(sequence: frame.sequence, lane: worker.lane)
             return
         }
         do {
@@ -178,11 +178,6 @@ final class WorkerInbox: Inbox, @unchecked Sendable {
                 call.forward(out, lane: worker.lane)
             }
         }
-        if submission == .refused { dropBusy(frame) }
-    }
-
-    private func dropBusy(_ frame: Frame) {
-        filter.counters.update { $0.droppedBusy += 1 }
-        context.tracer?.instant("dropped-busy", lane: worker.lane, at: context.clock.now(), sequence: frame.sequence)
+        if submission == .refused { call.dropBusy(sequence: frame.sequence, lane: worker.lane) }
     }
 }
