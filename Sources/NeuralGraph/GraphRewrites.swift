@@ -1,9 +1,11 @@
 /// Rewrites of the graph IR that executors use before compiling: dead operations removed, tanh split
-/// out of fused activations, ReLU-family activations folded into the operation before them.
+/// out of fused activations, ReLU-family activations folded into the operation before them, 1×1
+/// convolutions moved before the bilinear upsampling that feeds them.
 extension NeuralGraph {
-    /// The graph as the XNNPACK executor runs it: dead operations removed, tanh split out, ReLUs fused.
+    /// The graph as the XNNPACK executor runs it: dead operations removed, tanh split out, ReLUs fused,
+    /// 1×1 convolutions run before the upsampling in front of them.
     public func loweredForXNNPACK() -> NeuralGraph {
-        removingDeadOperations().splittingTanh().fusingActivations()
+        removingDeadOperations().splittingTanh().fusingActivations().convolvingBeforeUpsampling()
     }
 
     /// Removes operations none of whose outputs reaches a graph output (a crafted or badly converted
@@ -91,6 +93,57 @@ extension NeuralGraph {
             removed.insert(i)
         }
         g.nodes = g.nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        return g
+    }
+
+    /// Swaps a bilinear upsampling and the 1×1 convolution (no activation) that is its only consumer:
+    /// conv(resize(x)) becomes resize(conv(x)). Both are linear per pixel and bilinear weights sum to
+    /// one, so the bias commutes too and the result is the same up to rounding; the convolution then
+    /// runs over the smaller input (MediaPipe's selfie decoder: 32×32 instead of 64×64, 128 → 24
+    /// channels, and the upsampling then moves 24 channels instead of 128).
+    public func convolvingBeforeUpsampling() -> NeuralGraph {
+        var g = self
+        var consumers: [Int: Int] = [:]
+        for n in g.nodes { for i in n.inputs where i >= 0 { consumers[i, default: 0] += 1 } }
+        for o in g.outputs { consumers[o, default: 0] += 1 }
+        var producer: [Int: Int] = [:]
+        for (i, n) in g.nodes.enumerated() { for o in n.outputs { producer[o] = i } }
+        var removed = Set<Int>()
+        var replacement: [Int: [NeuralNode]] = [:]
+        for (c, conv) in g.nodes.enumerated() {
+            guard case .conv2d(let p) = conv.operation, p.activation == .none, p.strideH == 1, p.strideW == 1,
+                  conv.inputs.count >= 2, conv.inputs[0] >= 0, conv.outputs.count == 1 else { continue }
+            if case .explicit(let top, let left, let bottom, let right) = p.padding, top != 0 || left != 0 || bottom != 0 || right != 0 { continue }
+            let upsampled = conv.inputs[0]
+            guard consumers[upsampled] == 1, let r = producer[upsampled], !removed.contains(r), replacement[r] == nil else { continue }
+            let resize = g.nodes[r]
+            guard case .resizeBilinear = resize.operation, resize.inputs.first.map({ $0 >= 0 }) == true, resize.outputs == [upsampled] else { continue }
+            let filter = g.tensors[conv.inputs[1]].shape, small = g.tensors[resize.inputs[0]].shape
+            let large = g.tensors[upsampled].shape, result = g.tensors[conv.outputs[0]].shape
+            guard filter.count == 4, filter[1] == 1, filter[2] == 1, small.count == 4, large.count == 4, result.count == 4,
+                  filter[3] == small[3], small[3] == large[3], large[0] == small[0], result[0] == large[0],
+                  result[1] == large[1], result[2] == large[2], result[3] == filter[0],
+                  large[1] * large[2] > small[1] * small[2],
+                  g.tensors[resize.inputs[0]].elementType == .float32, g.tensors[conv.outputs[0]].elementType == .float32 else { continue }
+            var narrow = g.tensors[conv.outputs[0]]
+            narrow.name += "/before_upsampling"
+            narrow.shape = [small[0], small[1], small[2], filter[0]]
+            narrow.constant = nil
+            let t = g.addTensor(narrow)
+            var first = conv
+            first.inputs[0] = resize.inputs[0]
+            first.outputs = [t]
+            var then = resize
+            then.inputs[0] = t
+            then.outputs = conv.outputs
+            removed.insert(r)
+            replacement[c] = [first, then]
+        }
+        var nodes: [NeuralNode] = []
+        for (i, node) in g.nodes.enumerated() where !removed.contains(i) {
+            nodes += replacement[i] ?? [node]
+        }
+        g.nodes = nodes
         return g
     }
 }
