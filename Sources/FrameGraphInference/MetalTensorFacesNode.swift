@@ -19,7 +19,7 @@ import XNNPACKRuntime
 public final class MetalTensorFacesNode: FilterNode, @unchecked Sendable {
     /// Settings with their defaults (the demo app's).
     public struct Options: Sendable {
-        public var precision: MetalTensorImporter.Precision = .float32
+        public var precision: NetworkPrecision = .float32
         /// What the landmark crop holds where it leaves the frame.
         public var outside: PixelCentreSampler.Outside = .grey
         /// The app's temporal filter on the points (false: the network's points as they are).
@@ -76,7 +76,7 @@ public final class MetalTensorFacesNode: FilterNode, @unchecked Sendable {
 
     private func load(_ reference: String) throws -> Predictor {
         try NetworkNode.loadPredictor(reference, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name,
-                                      metalTensor: .init(precision: options.precision))
+                                      metalTensor: .init(precision: options.precision.metalTensorStorage), precision: options.precision.predictor)
     }
 
     private func resolve(_ file: String, what: String) throws -> String {

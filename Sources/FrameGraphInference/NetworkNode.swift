@@ -33,15 +33,15 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         /// How a frame of another shape is fitted to the model's input; a MetalTensor model (.plist)
         /// given `.stretch` is fed as MetalImage does (`.pixelCentres`).
         public var fit: ModelInput.Fit = .stretch
-        /// MetalTensor models: float32, or float16 storage as on an iPhone.
-        public var precision: MetalTensorImporter.Precision = .float32
+        /// Float32; float16 storage as on an iPhone (MetalTensor models); the larger 1×1 convolutions in int8.
+        public var precision: NetworkPrecision = .float32
         /// MetalTensor models: the weight blob (default: NAME.bin beside the plist).
         public var weights: String?
         /// The model used when a `collection:` model cannot be had (offline, failed verification, no
         /// key): said once in the log and in the stats' `modelSource`.
         public var fallback: String?
         public init(threads: Int = OptionSpecs.threads.defaultValue, normalization: InputNormalization? = nil, input: ModelInput.Content = .rgb,
-                    fit: ModelInput.Fit = .stretch, precision: MetalTensorImporter.Precision = .float32, weights: String? = nil,
+                    fit: ModelInput.Fit = .stretch, precision: NetworkPrecision = .float32, weights: String? = nil,
                     fallback: String? = nil) {
             self.threads = threads
             self.normalization = normalization
@@ -116,7 +116,8 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     private func stage(_ resolved: ModelReference.Resolved) throws {
         guard let current = predictor else { throw GraphError.nodeFailed(node: name, reason: "not started") }
         let p = try Self.loadPredictor(resolved.path, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name,
-                                       metalTensor: .init(precision: options.precision, weights: options.weights))
+                                       metalTensor: .init(precision: options.precision.metalTensorStorage, weights: options.weights),
+                                       precision: options.precision.predictor)
         let shapes = { (p: Predictor) in ((0..<p.inputCount).map { p.inputInfo($0).shape }, (0..<p.outputCount).map { p.outputInfo($0).shape }) }
         let (oldIn, oldOut) = shapes(current), (newIn, newOut) = shapes(p)
         guard oldIn == newIn, oldOut == newOut else {
@@ -204,7 +205,8 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         }
         resolvedModel = resolved
         let p = try Self.loadPredictor(resolved.path, roots: modelSearchRoots, limits: modelLimits, threads: options.threads, node: name,
-                                       metalTensor: .init(precision: options.precision, weights: options.weights))
+                                       metalTensor: .init(precision: options.precision.metalTensorStorage, weights: options.weights),
+                                       precision: options.precision.predictor)
         predictor = p
         loadSeconds = Date().timeIntervalSince(start)
         return p
@@ -214,12 +216,12 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
     /// for `threads`, and warmed up with one prediction (so that the first real frame does not pay
     /// for first-touch memory). Errors name `node`.
     static func loadPredictor(_ reference: String, roots: [String], limits: ModelLimits, threads: Int, node: String,
-                              metalTensor: MetalTensorImporter.Options = .init()) throws -> Predictor {
+                              metalTensor: MetalTensorImporter.Options = .init(), precision: Predictor.Precision = .float32) throws -> Predictor {
         do {
             let path = try ModelLoader.resolve(reference, roots: roots)
             var metalTensor = metalTensor
             metalTensor.weights = try metalTensor.weights.map { try ModelLoader.resolve($0, roots: roots) }  // a pipeline's paths are relative to it
-            let p = try Predictor(graph: try ModelLoader.load(path: path, limits: limits, metalTensor: metalTensor), options: .init(threads: threads))
+            let p = try Predictor(graph: try ModelLoader.load(path: path, limits: limits, metalTensor: metalTensor), options: .init(threads: threads, precision: precision))
             try p.predict()
             return p
         } catch let error as ModelError {
@@ -292,9 +294,10 @@ extension NetworkNode {
         public static let scale = NodeOption<Double?>.number(
             "scale", optional: -1e6...1e6, "input normalisation: value = byte × scale + offset (default: the model's)")
         public static let offset = NodeOption<Double?>.number("offset", optional: -1e6...1e6, "see scale")
-        /// MetalTensor models: the arithmetic emulated.
-        public static let precision = NodeOption<MetalTensorImporter.Precision>.choice("precision", default: .float32,
-                                                                                      "MetalTensor models (.plist): fp32, or fp16 storage as on an iPhone")
+        /// The arithmetic: float32, MetalTensor's float16 storage, or int8 1×1 convolutions.
+        public static let precision = NodeOption<NetworkPrecision>.choice(
+            "precision", default: .float32,
+            "fp32; fp16: MetalTensor models (.plist) with fp16 storage as on an iPhone; int8: the larger 1×1 convolutions in 8-bit integers (AVX-512 VNNI; check with framegraph model compare)")
         /// The bundled model used when a `collection:` model cannot be had.
         public static let fallback = NodeOption<String?>.text("fallback", required: false,
                                                               "model used when a collection:NAME/ENTRY model cannot be had (offline, not verified, no key)")

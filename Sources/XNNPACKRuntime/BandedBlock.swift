@@ -41,13 +41,6 @@ struct BandedBlockGroup {
     /// afresh).
     static let rowsPerThread = 8
 
-    /// Whether `g` is a plain 1×1 convolution (stride 1, no padding) that a band can run.
-    private static func isPointwise(_ g: ConvolutionGroup) -> Bool {
-        let x = g.geometry
-        return g.kind == .dense && x.kernel_h == 1 && x.kernel_w == 1 && x.stride_h == 1 && x.stride_w == 1 && x.pad_top == 0
-            && x.pad_left == 0 && x.out_h == x.in_h && x.out_w == x.in_w
-    }
-
     /// The blocks among `convolutions` (the groups ConvolutionFusion found, fused): each depthwise
     /// group with the 1×1 convolution whose output nothing else reads before it (and which adds no
     /// residual), and the 1×1 convolution that alone reads its output after it (when it adds none
@@ -56,7 +49,7 @@ struct BandedBlockGroup {
     /// a 14×14 layer by channels instead; a band cannot, its projection needs every channel).
     static func groups(from convolutions: [ConvolutionGroup], readers: GraphReaders, threads: Int = 1) -> [BandedBlockGroup] {
         var pointwiseByOutput: [Int: ConvolutionGroup] = [:], pointwiseByInput: [Int: ConvolutionGroup] = [:]
-        for g in convolutions where isPointwise(g) {
+        for g in convolutions where g.isPointwise {
             pointwiseByOutput[g.output] = g
             pointwiseByInput[g.input] = g
         }

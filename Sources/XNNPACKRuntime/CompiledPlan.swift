@@ -17,6 +17,8 @@ final class CompiledPlan {
     let graph: NeuralGraph
     /// Whether FrameGraph's own kernels run the groups they can (else XNNPACK runs them).
     let usesOwnKernels: Bool
+    /// The 1×1 convolutions that run in 8-bit integers (``Predictor/Precision/int8``).
+    private(set) var int8Convolutions = 0
     private(set) var stages: [Stage] = []
     private(set) var buffers: [Int: TensorBuffer] = [:]
     /// The bytes of the arena that the tensors living only inside a prediction share, and what
@@ -25,8 +27,9 @@ final class CompiledPlan {
     private var constants: [Int: ConstantStorage] = [:]
     private var threadpool: pthreadpool_t?
 
-    /// Partitions `graph` (already lowered for XNNPACK) into stages and creates them.
-    init(graph: NeuralGraph, threads requested: Int, stagePerOperation: Bool, ownKernels: Bool) throws {
+    /// Partitions `graph` (already lowered for XNNPACK) into stages and creates them. `int8`: the
+    /// own kernels' 1×1 convolutions run in 8-bit integers.
+    init(graph: NeuralGraph, threads requested: Int, stagePerOperation: Bool, ownKernels: Bool, int8: Bool = false) throws {
         self.graph = graph
         usesOwnKernels = ownKernels
         if requested > 1 { threadpool = pthreadpool_create(requested) }
@@ -39,7 +42,15 @@ final class CompiledPlan {
         // What FrameGraph's own kernels run (convolutions with what they fuse, the annealed mean,
         // upsampling layers); each group runs where its last node was.
         let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
-        let groups = ownKernels ? ownKernelGroups(in: graph, fuse: !stagePerOperation, threads: threads) : []
+        var groups = ownKernels ? ownKernelGroups(in: graph, fuse: !stagePerOperation, threads: threads, banding: !int8) : []
+        if int8 {
+            groups = groups.map { group in
+                guard var convolution = group as? ConvolutionGroup, convolution.paysInInt8 else { return group }
+                convolution.int8 = true
+                int8Convolutions += 1
+                return convolution
+            }
+        }
         var groupAt: [Int: any OwnKernelGroup] = [:], inGroup = Set<Int>()
         for g in groups {
             groupAt[g.position] = g

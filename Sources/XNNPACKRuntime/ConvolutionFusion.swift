@@ -34,6 +34,22 @@ struct ConvolutionGroup {
     var additionRange: (Float, Float) = (-.infinity, .infinity)
     var preluSlopes: Int?
     var hardSwish = false
+    /// Runs in 8-bit integers (`fg_qconv_part`; a dense 1×1 convolution only).
+    var int8 = false
+
+    /// Whether ``Predictor/Precision/int8`` runs it in 8-bit integers: a 1×1 convolution with at
+    /// least `int8MinimumWeights` weights (inputs × outputs). Smaller ones (16 → 16 channels over
+    /// 128×128 pixels in the selfie models) are bound by moving their float rows in and out, not by
+    /// their multiply-adds: int8 made them no faster, only less exact.
+    var paysInInt8: Bool { isPointwise && Int(geometry.in_c) * outputChannels >= Self.int8MinimumWeights }
+    static let int8MinimumWeights = 1024
+
+    /// A dense 1×1 convolution moved by 1 without padding: its input rows are the matrix rows.
+    var isPointwise: Bool {
+        let g = geometry
+        return kind == .dense && g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0
+            && g.pad_left == 0 && g.out_h == g.in_h && g.out_w == g.in_w
+    }
 
     /// Values each output pixel's window holds (kernel height × width × input channels; per channel
     /// for a depthwise convolution).

@@ -26,6 +26,38 @@ final class ConvolutionKernel {
     private let input: UnsafeMutablePointer<Float>
     private let output: UnsafeMutablePointer<Float>
     private let epilogue: UnsafeMutablePointer<fg_conv_epilogue>
+    /// The int8 form of a 1×1 convolution (``ConvolutionGroup/int8``), else nil.
+    private let quantized: QuantizedWeights?
+
+    /// A 1×1 convolution's weights as `fg_qconv_pack` leaves them, and the scratch of each part.
+    private final class QuantizedWeights {
+        let inputs: Int32
+        let packed: UnsafeMutablePointer<Int8>
+        /// Per output channel (rounded up to 16): step, Σ of the quantised weights × step, bias.
+        let scales, sums, biases: UnsafeMutablePointer<Float>
+        let scratch: UnsafeMutablePointer<UInt8>
+        let scratchBytes: Int
+
+        init(weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, inputs k: Int32, outputs n: Int32, parts: Int) {
+            inputs = k
+            let channels = fg_qconv_channels(n)
+            packed = .allocate(capacity: fg_qconv_packed_bytes(k, n))
+            scales = .allocate(capacity: channels)
+            sums = .allocate(capacity: channels)
+            biases = .allocate(capacity: channels)
+            scratchBytes = fg_qconv_scratch_bytes(k)
+            scratch = .allocate(capacity: scratchBytes * parts)
+            fg_qconv_pack(weights, bias, k, n, packed, scales, sums, biases)
+        }
+
+        deinit {
+            packed.deallocate()
+            scales.deallocate()
+            sums.deallocate()
+            biases.deallocate()
+            scratch.deallocate()
+        }
+    }
 
     init(_ group: ConvolutionGroup, graph: NeuralGraph, buffers: [Int: TensorBuffer], constants: [Int: ConstantStorage],
          threadpool: pthreadpool_t?) throws {
@@ -76,6 +108,8 @@ final class ConvolutionKernel {
         }
         parts = KernelParts(count: count, threadpool: threadpool)
         scratch = .allocate(capacity: scratchCount * count)
+        quantized = group.int8 && group.isPointwise
+            ? QuantizedWeights(weights: weights, bias: bias, inputs: k, outputs: n, parts: count) : nil
         epilogue = .allocate(capacity: 1)
         epilogue.initialize(to: fg_conv_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
                                                       residual: residual, residual_stride: residual == nil ? 0 : group.residualChannels,
@@ -101,6 +135,11 @@ final class ConvolutionKernel {
         let unit = byChannels ? part * channelUnitsPerPart : 0, unitEnd = unit + channelUnitsPerPart
         switch group.kind {
         case .dense:
+            if let q = quantized {
+                fg_qconv_part(input, q.inputs, q.packed, q.scales, q.sums, q.biases, Int32(group.outputChannels), output, epilogue,
+                              q.scratch + part * q.scratchBytes, first, min(end, fg_conv_rows(geometry)), unit, unitEnd, 1)
+                return
+            }
             fg_conv_part_channels(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch + part * scratchCount,
                                   first, end, unit, unitEnd, 1)
         case .depthwise:

@@ -63,15 +63,16 @@ extension UpsamplingKernel: OwnKernel {
 /// Every group of `graph` (lowered for XNNPACK) that FrameGraph's own kernels run; no node is in two
 /// (a later candidate that overlaps an earlier one is dropped). `fuse` = false keeps each convolution
 /// to itself and finds no multi-operation group (for timing operations one by one). `threads`: the
-/// thread pool's threads (blocks with too few rows to share are not banded).
-func ownKernelGroups(in graph: NeuralGraph, fuse: Bool, threads: Int = 1) -> [any OwnKernelGroup] {
+/// thread pool's threads (blocks with too few rows to share are not banded). `banding` = false runs
+/// no block in bands (int8 runs the 1×1 convolutions of the blocks instead).
+func ownKernelGroups(in graph: NeuralGraph, fuse: Bool, threads: Int = 1, banding: Bool = true) -> [any OwnKernelGroup] {
     // The annealed mean first: its convolution is not a group of its own.
     let readers = GraphReaders(graph)
     var candidates: [any OwnKernelGroup] = fuse ? SoftmaxProjectionGroup.groups(in: graph, readers: readers) : []
     candidates += UpsamplingGroup.groups(in: graph, readers: readers).filter { fuse || $0.sigmoid == nil } as [any OwnKernelGroup]
     let convolutions = ConvolutionFusion.groups(in: graph, readers: readers, fuse: fuse)
     // An inverted-residual block run in bands before its convolutions alone.
-    if fuse { candidates += BandedBlockGroup.groups(from: convolutions, readers: readers, threads: threads) as [any OwnKernelGroup] }
+    if fuse, banding { candidates += BandedBlockGroup.groups(from: convolutions, readers: readers, threads: threads) as [any OwnKernelGroup] }
     candidates += convolutions as [any OwnKernelGroup]
     if fuse { candidates += ElementwiseGroup.groups(in: graph, readers: readers) as [any OwnKernelGroup] }
     var taken = Set<Int>(), groups: [any OwnKernelGroup] = []

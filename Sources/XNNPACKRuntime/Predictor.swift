@@ -26,11 +26,26 @@ public final class Predictor: @unchecked Sendable {
         public var stagePerOperation = false
         /// Who runs convolutions (dense and depthwise, and what follows them). Default: ``ConvolutionKernels/auto``.
         public var convolutions = ConvolutionKernels.auto
-        public init(threads: Int = 1, stagePerOperation: Bool = false, convolutions: ConvolutionKernels = .auto) {
+        /// The arithmetic of the 1×1 convolutions. Default: ``Precision/float32``.
+        public var precision = Precision.float32
+        public init(threads: Int = 1, stagePerOperation: Bool = false, convolutions: ConvolutionKernels = .auto,
+                    precision: Precision = .float32) {
             self.threads = threads
             self.stagePerOperation = stagePerOperation
             self.convolutions = convolutions
+            self.precision = precision
         }
+    }
+
+    /// The arithmetic a predictor runs its 1×1 convolutions in.
+    public enum Precision: String, Sendable, CaseIterable {
+        /// Float32 throughout.
+        case float32
+        /// The 1×1 convolutions in 8-bit integers (`fg_qconv_part`: weights per output channel,
+        /// activations per block of 96 pixels over their own range, products in AVX-512 VNNI),
+        /// FrameGraph's own kernels for every convolution; the rest in float32. On a CPU without
+        /// AVX-512 VNNI the predictor runs float32 and says so in ``Predictor/kernelChoice``.
+        case int8
     }
 
     /// Who runs the graph's convolutions (dense and depthwise, and what the own kernels fuse with them).
@@ -86,13 +101,19 @@ public final class Predictor: @unchecked Sendable {
         let graph = original.loweredForXNNPACK()
         self.graph = graph
         guard XNNPACKLibrary.initialized else { throw ModelError.runtime(operation: "initialize XNNPACK", reason: "failed") }
-        func compile(own: Bool) throws -> CompiledPlan {
-            try CompiledPlan(graph: graph, threads: options.threads, stagePerOperation: options.stagePerOperation, ownKernels: own)
+        func compile(own: Bool, int8: Bool = false) throws -> CompiledPlan {
+            try CompiledPlan(graph: graph, threads: options.threads, stagePerOperation: options.stagePerOperation, ownKernels: own, int8: int8)
         }
         func named(_ own: Bool) -> String { own ? "FrameGraph's kernels" : "XNNPACK" }
-        if let own = options.convolutions.fixedChoice(stagePerOperation: options.stagePerOperation) {
+        let int8Runs = fg_qconv_has_simd() != 0
+        var choice: String
+        if options.precision == .int8, int8Runs {
+            // Only FrameGraph's kernels run convolutions in int8: no timing against XNNPACK's float.
+            plan = try compile(own: true, int8: true)
+            choice = named(true) + " (precision int8: \(plan.int8Convolutions) 1×1 convolutions in 8-bit integers)"
+        } else if let own = options.convolutions.fixedChoice(stagePerOperation: options.stagePerOperation) {
             plan = try compile(own: own)
-            kernelChoice = named(own) + " (--conv-kernels \(options.convolutions.rawValue))"
+            choice = named(own) + " (--conv-kernels \(options.convolutions.rawValue))"
         } else {
             let key = KernelTuning.key(of: graph, threads: options.threads)
             let decision: KernelTuning.Decision
@@ -104,9 +125,11 @@ public final class Predictor: @unchecked Sendable {
                 decision = try KernelTuning.decide(key: key, own: own, xnnpack: xnnpack)
                 plan = decision.own ? own : xnnpack
             }
-            kernelChoice = named(decision.own) + String(format: " (auto, timed: own %.3f ms, XNNPACK %.3f ms)",
-                                                        decision.ownMilliseconds, decision.xnnpackMilliseconds)
+            choice = named(decision.own) + String(format: " (auto, timed: own %.3f ms, XNNPACK %.3f ms)",
+                                                  decision.ownMilliseconds, decision.xnnpackMilliseconds)
         }
+        if options.precision == .int8, !int8Runs { choice += "; precision int8 needs AVX-512 VNNI, which this CPU lacks: float32" }
+        kernelChoice = choice
         usesOwnKernels = plan.usesOwnKernels
         compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }

@@ -23,7 +23,11 @@ enum Help {
                                            MODEL: .tflite, .onnx or a MetalTensor NAME.plist (json and
                                            bin beside it); for a plist: --precision fp32|fp16,
                                            --weights X.bin, --map X.json, --all-layers (every node's
-                                           result also an output)
+                                           result also an output); for bench and run, any model:
+                                           --precision int8 (1×1 convolutions in 8-bit integers)
+      framegraph model compare MODEL CLIP|PHOTO… [--precision int8] [--frames N] [--threads N]
+                                           the model in float32 and in int8 on the same frames:
+                                           the outputs' differences, a mask's IoU, both times
       framegraph label [--model M] [--threshold T] [--max-results N] [--crop whole|centre] [--json] FILE…
                                            image labeling as ML Kit: the labels of each photo, or of
                                            every frame of a video (JSON Lines with --json); default

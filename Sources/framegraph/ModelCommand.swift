@@ -1,3 +1,4 @@
+import FFmpegSupport
 import Foundation
 import FrameGraph
 import FrameGraphInference
@@ -8,18 +9,19 @@ import TFLiteImport
 import NeuralGraph
 import XNNPACKRuntime
 
-/// `framegraph model info MODEL` and `framegraph model bench MODEL`.
+/// `framegraph model info|bench|run|compare MODEL …`.
 struct ModelCommand {
     static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir", "model-budget",
-                                      "precision", "weights", "map", "machine-config", "conv-kernels", "stages"]
+                                      "precision", "weights", "map", "machine-config", "conv-kernels", "stages", "frames"]
     static let switches: Set<String> = ["all-layers"]
     let arguments: Arguments
 
     func execute() throws -> Int32 {
         let words = arguments.positional
-        guard words.count >= 3, ["info", "bench", "run"].contains(words[1]) else {
-            throw Arguments.UsageError(description: "usage: framegraph model info|bench|run MODEL … (see framegraph --help)")
+        guard words.count >= 3, ["info", "bench", "run", "compare"].contains(words[1]) else {
+            throw Arguments.UsageError(description: "usage: framegraph model info|bench|run|compare MODEL … (see framegraph --help)")
         }
+        if words[1] == "compare" { return try compare(model: words[2], media: Array(words.dropFirst(3))) }
         let runs = try arguments.integer("runs", default: 200, in: 1...1_000_000)
         let warmup = try arguments.integer("warmup", default: 20, in: 0...1_000_000)
         let threads = try arguments.integer("threads", default: 1, in: 1...64)
@@ -56,21 +58,63 @@ struct ModelCommand {
             return 0
         }
         print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, stages: stages,
-                        options: Predictor.Options(threads: threads, convolutions: convolutions)))
+                        options: Predictor.Options(threads: threads, convolutions: convolutions,
+                                                   precision: arguments.value("precision") == "int8" ? .int8 : .float32)))
         return 0
     }
 
-    /// The model at `path`; a MetalTensor plist with `--precision fp32|fp16`, `--weights BIN`,
+    /// `framegraph model compare MODEL CLIP|PHOTO… [--precision int8] [--frames N] [--threads N]`: the
+    /// model in float32 and in `--precision` on the same frames (every frame of each clip, at most
+    /// N of each): the outputs' differences, the masks' IoU for a segmentation model, both times.
+    func compare(model: String, media: [String]) throws -> Int32 {
+        guard !media.isEmpty else {
+            throw Arguments.UsageError(description: "usage: framegraph model compare MODEL CLIP|PHOTO… [--precision int8] [--frames N]")
+        }
+        let text = arguments.value("precision") ?? "int8"
+        guard let precision = Predictor.Precision(rawValue: text == "fp32" ? "float32" : text) else {
+            throw Arguments.UsageError(description: "--precision '\(text)': expected int8 or fp32")
+        }
+        let frames = try arguments.integer("frames", default: 300, in: 1...1_000_000)
+        let threads = try arguments.integer("threads", default: 1, in: 1...64)
+        let path = try ModelReference.resolve(model, fallback: nil, roots: [], warn: { _ in }).path
+        let comparison = try PrecisionComparison(model: path, precision: precision, threads: threads)
+        for file in media {
+            let reader = try MediaReader(path: file, options: .init())
+            var read = 0
+            while read < frames, let frame = try reader.nextFrame() {
+                if Interrupts.shared.interrupted { return 130 }
+                try comparison.add(frame)
+                read += 1
+            }
+            guard read > 0 else { throw GraphError.io(path: file, reason: "holds no picture") }
+        }
+        let r = comparison.report
+        print("model \(model): float32 against \(text), \(r.frames) frames of \(media.count) file(s), \(threads) thread(s)")
+        print("  \(text): \(r.candidateKernels)")
+        print(String(format: "  prediction, median (alternated frame by frame): float32 %.3f ms, %@ %.3f ms (%.2f×)", r.referenceMilliseconds, text,
+                     r.candidateMilliseconds, r.candidateMilliseconds / max(r.referenceMilliseconds, 1e-9)))
+        for o in r.outputs { print(String(format: "  output '%@': largest |difference| %.5f, mean %.6f", o.name, o.maxAbs, o.meanAbs)) }
+        if !r.maskIoU.isEmpty {
+            let sorted = r.maskIoU.sorted()
+            print(String(format: "  mask IoU at 0.5, per frame: lowest %.4f, median %.4f, mean %.4f; frames below 0.99: %d", sorted[0],
+                         sorted[sorted.count / 2], sorted.reduce(0, +) / Double(sorted.count), sorted.filter { $0 < 0.99 }.count))
+        }
+        return 0
+    }
+
+    /// The model at `path`; `--precision int8` (any model: the predictor's 1×1 convolutions in 8-bit
+    /// integers); a MetalTensor plist with `--precision fp32|fp16`, `--weights BIN`,
     /// `--map JSON` (default: beside the plist) and `--all-layers` (every node's result an output).
     func load(_ path: String, limits: ModelLimits) throws -> NeuralGraph {
         let precisionText = arguments.value("precision") ?? "fp32"
-        guard let precision = MetalTensorImporter.Precision(rawValue: precisionText) else {
-            throw Arguments.UsageError(description: "--precision '\(precisionText)': expected fp32 or fp16")
+        guard let precision = precisionText == "int8" ? .float32 : MetalTensorImporter.Precision(rawValue: precisionText) else {
+            throw Arguments.UsageError(description: "--precision '\(precisionText)': expected fp32, fp16 (MetalTensor models) or int8")
         }
         let options = MetalTensorImporter.Options(precision: precision, exposeAllLayers: arguments.has("all-layers"),
                                                   weights: arguments.value("weights"), map: arguments.value("map"))
         if !path.hasSuffix(".plist") {
-            for key in ["precision", "weights", "map"] where arguments.value(key) != nil {
+            if precisionText == "fp16" { throw Arguments.UsageError(description: "--precision fp16 applies to MetalTensor models (.plist) only") }
+            for key in ["weights", "map"] where arguments.value(key) != nil {
                 throw Arguments.UsageError(description: "--\(key) applies to MetalTensor models (.plist) only")
             }
             if arguments.has("all-layers") { throw Arguments.UsageError(description: "--all-layers applies to MetalTensor models (.plist) only") }
@@ -138,7 +182,7 @@ struct ModelCommand {
         guard let directory = arguments.value("output-dir") else {
             throw Arguments.UsageError(description: "model run needs --output-dir DIR")
         }
-        let predictor = try Predictor(graph: graph, options: .init(threads: threads))
+        let predictor = try Predictor(graph: graph, options: .init(threads: threads, precision: arguments.value("precision") == "int8" ? .int8 : .float32))
         let input = predictor.input(0)
         if let file = arguments.value("input-f32") {
             let data = try FileCheck.read(file, what: "input", maxBytes: Int64(input.count * 4))
@@ -218,7 +262,8 @@ struct ModelCommand {
 
         // Per operation type: the same graph with one stage per operation, timed stage by stage.
         let split = try Predictor(graph: graph, options: .init(threads: threads, stagePerOperation: true,
-                                                               convolutions: predictor.usesOwnKernels ? .own : .xnnpack))
+                                                               convolutions: predictor.usesOwnKernels ? .own : .xnnpack,
+                                                               precision: options.precision))
         for i in 0..<split.inputCount { split.input(i).pointer.update(from: predictor.input(i).pointer, count: split.input(i).count) }
         var byType: [String: [Double]] = [:]
         var byStage: [Int: (name: String, flops: Int, times: [Double])] = [:]

@@ -256,6 +256,28 @@ import TestSupport
         #expect(frames.count == 77 && reader.width == 640 && reader.height == 480)
     }
 
+    /// `precision=int8` as a user sets it, and `model compare` as a user checks it on the sample clip.
+    @Test(.enabled(if: cached && TestEnvironment.portraitSample != nil, "needs models/cache and samples/media/portrait.mp4 (tools/make-samples.sh)"))
+    func portraitSegmentRunsInInt8AndCompareReportsTheMasksOverlap() throws {
+        let sample = try #require(TestEnvironment.portraitSample)
+        let dir = TestEnvironment.scratch("cli-portrait-int8")
+        let output = dir.appendingPathComponent("o.mp4").path
+        let statsURL = dir.appendingPathComponent("stats.json")
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/portrait-segment.fg", "--input", sample, "--set", "net.precision=int8",
+                                                     "--output", output, "--stats", statsURL.path, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let s = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: statsURL))
+        #expect(s.framesIn == 300 && s.framesOut == 300 && s.droppedBusy == 0)
+        let compare = try runCommand(TestEnvironment.cli, ["model", "compare", "models/cache/selfie_segmentation.tflite", sample, "--frames", "30"])
+        #expect(compare.status == 0, "\(compare.stderr)")
+        #expect(compare.stdout.contains("float32 against int8, 30 frames"), "\(compare.stdout)")
+        if !compare.stdout.contains("which this CPU lacks") {
+            #expect(compare.stdout.contains("1×1 convolutions in 8-bit integers") && compare.stdout.contains("frames below 0.99: 0"), "\(compare.stdout)")
+        }
+        let wrong = try runCommand(TestEnvironment.cli, ["run", "pipelines/portrait-segment.fg", "--input", sample, "--set", "net.precision=int4"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("precision"), "\(wrong.stderr)")
+    }
+
     @Test func aModelThatIsNotAnImageModelIsRejectedBeforeRunning() throws {
         let dir = TestEnvironment.scratch("cli-bad-model")
         let fake = dir.appendingPathComponent("fake.tflite").path

@@ -1,0 +1,20 @@
+import MetalTensorImport
+import XNNPACKRuntime
+
+/// The arithmetic a network node runs its model in (the nodes' `precision` option).
+public enum NetworkPrecision: String, Sendable, CaseIterable {
+    /// Float32 throughout (the default).
+    case float32 = "fp32"
+    /// MetalTensor models (.plist): every stored tensor and weight rounded to float16, as MetalTensor
+    /// runs on an iPhone; other models run float32.
+    case float16 = "fp16"
+    /// The larger 1×1 convolutions in 8-bit integers (``Predictor/Precision/int8``), the rest in
+    /// float32; float32 on a CPU without AVX-512 VNNI. Check a model on your own clips with
+    /// `framegraph model compare MODEL CLIP…`.
+    case int8
+
+    /// How a MetalTensor model's tensors are stored.
+    public var metalTensorStorage: MetalTensorImporter.Precision { self == .float16 ? .float16 : .float32 }
+    /// The predictor's arithmetic.
+    public var predictor: Predictor.Precision { self == .int8 ? .int8 : .float32 }
+}

@@ -1,0 +1,113 @@
+import Dispatch
+import FrameGraph
+import ModelStore
+import NeuralGraph
+import XNNPACKRuntime
+
+/// One model run twice on the same frames, in float32 and in another precision (int8), and the
+/// outputs compared: per output the largest and the mean absolute difference, and for an output of
+/// one channel of probabilities (a segmentation mask) the intersection over union of the two masks
+/// at 0.5; and the prediction times of both, alternated frame by frame. What
+/// `framegraph model compare` prints, and what the int8 tests check.
+///
+/// Frames are prepared as the network nodes prepare them: stretched to the model's input, normalised
+/// by the model's metadata, else MediaPipe's convention for its models, else 0…1.
+public final class PrecisionComparison {
+    /// What the frames so far gave.
+    public struct Report: Sendable {
+        /// Frames compared.
+        public var frames = 0
+        /// Per output, in the model's order: name, largest absolute difference over every frame,
+        /// mean absolute difference.
+        public var outputs: [(name: String, maxAbs: Float, meanAbs: Double)] = []
+        /// Per frame, for a one-channel output whose values lie in 0…1 (a mask): the IoU of the two
+        /// masks at 0.5 (1 where both are empty). Empty for other models.
+        public var maskIoU: [Double] = []
+        /// Median prediction time of each, milliseconds.
+        public var referenceMilliseconds = 0.0, candidateMilliseconds = 0.0
+        /// Who ran the candidate's convolutions (``Predictor/kernelChoice``).
+        public var candidateKernels = ""
+    }
+
+    private let reference: Predictor
+    private let candidate: Predictor
+    private let input: ModelInput
+    private var sums: [Double]
+    private var worst: [Float]
+    private var values = 0
+    private var ious: [Double] = []
+    private var referenceTimes: [Double] = [], candidateTimes: [Double] = []
+    /// The output whose masks are compared, if one is a mask.
+    private let maskOutput: Int?
+
+    /// `path`: a model file (.tflite, .onnx, MetalTensor .plist) with one RGB image input.
+    public init(model path: String, precision: Predictor.Precision, threads: Int = 1) throws {
+        let graph = try ModelLoader.load(path: path)
+        reference = try Predictor(graph: graph, options: .init(threads: threads))
+        candidate = try Predictor(graph: graph, options: .init(threads: threads, precision: precision))
+        let shape = reference.inputInfo(0).shape
+        guard reference.inputCount == 1, shape.count == 4, shape[0] == 1, shape[3] == 3 else {
+            throw ModelError.inputMismatch(input: reference.inputInfo(0).name, expected: "one RGB image [1, H, W, 3]", got: "\(shape)")
+        }
+        let info = try ClassifierInfo.read(modelAt: path, graph: graph)
+        let normalization = info.normalization ?? InputNormalization.mediaPipe(forModelNamed: path) ?? .unit
+        input = ModelInput(width: shape[2], height: shape[1], channels: 3, normalization: normalization)
+        sums = [Double](repeating: 0, count: reference.outputCount)
+        worst = [Float](repeating: 0, count: reference.outputCount)
+        let reference = self.reference
+        maskOutput = (0..<reference.outputCount).first { i in
+            let s = reference.outputInfo(i).shape
+            return s.count == 4 && s[3] == 1 && s[1] > 1 && s[2] > 1
+        }
+    }
+
+    /// Compares the two on `frame`.
+    public func add(_ frame: Frame) throws {
+        try input.fill(reference.input(0), from: frame)
+        candidate.input(0).pointer.update(from: reference.input(0).pointer, count: reference.input(0).count)
+        // Alternate which runs first, so that neither always finds the other's weights in the caches.
+        let first = values % 2 == 0
+        for run in first ? [0, 1] : [1, 0] {
+            let p = run == 0 ? reference : candidate
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            try p.predict()
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+            if run == 0 { referenceTimes.append(ms) } else { candidateTimes.append(ms) }
+        }
+        values += 1
+        for i in 0..<reference.outputCount {
+            let a = reference.output(i), b = candidate.output(i)
+            var sum = 0.0, most: Float = 0
+            for j in 0..<a.count {
+                let d = abs(a.pointer[j] - b.pointer[j])
+                sum += Double(d)
+                most = max(most, d.isNaN ? .infinity : d)
+            }
+            sums[i] += sum / Double(max(1, a.count))
+            worst[i] = max(worst[i], most)
+        }
+        if let m = maskOutput {
+            let a = reference.output(m), b = candidate.output(m)
+            var both = 0, either = 0
+            for j in 0..<a.count {
+                let x = a.pointer[j] > 0.5, y = b.pointer[j] > 0.5
+                if x && y { both += 1 }
+                if x || y { either += 1 }
+            }
+            ious.append(either == 0 ? 1 : Double(both) / Double(either))
+        }
+    }
+
+    /// The comparison so far.
+    public var report: Report {
+        func median(_ v: [Double]) -> Double { v.isEmpty ? 0 : v.sorted()[v.count / 2] }
+        var r = Report()
+        r.frames = values
+        r.outputs = (0..<reference.outputCount).map { (reference.outputInfo($0).name, worst[$0], sums[$0] / Double(max(1, values))) }
+        r.maskIoU = ious
+        r.referenceMilliseconds = median(referenceTimes)
+        r.candidateMilliseconds = median(candidateTimes)
+        r.candidateKernels = candidate.kernelChoice
+        return r
+    }
+}
