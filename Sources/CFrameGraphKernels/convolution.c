@@ -622,6 +622,16 @@ FG_AVX2 static void conv_avx2(const int avx512, const float *input, const fg_con
 }
 #endif
 
+void fg_conv_gather(const float *input, const fg_conv_geometry *g, size_t row, size_t count, float *dst) {
+#if FG_HAVE_AVX2_BUILD
+    if (fg_has_avx2()) {
+        gather_avx2(input, g, row, count, dst);
+        return;
+    }
+#endif
+    gather_with(input, g, row, count, dst, copy_scalar);
+}
+
 size_t fg_conv_scratch_count(const fg_conv_geometry *g) {
     return is_pointwise(g) ? 0 : MAX_ROWS * (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c + 8;
 }

@@ -33,7 +33,7 @@ public final class NetworkNode: FilterNode, @unchecked Sendable {
         /// How a frame of another shape is fitted to the model's input; a MetalTensor model (.plist)
         /// given `.stretch` is fed as MetalImage does (`.pixelCentres`).
         public var fit: ModelInput.Fit = .stretch
-        /// Float32; float16 storage as on an iPhone (MetalTensor models); the larger 1×1 convolutions in int8.
+        /// Float32; float16 storage as on an iPhone (MetalTensor models); the dense convolutions in int8.
         public var precision: NetworkPrecision = .float32
         /// MetalTensor models: the weight blob (default: NAME.bin beside the plist).
         public var weights: String?
@@ -297,7 +297,7 @@ extension NetworkNode {
         /// The arithmetic: float32, MetalTensor's float16 storage, or int8 1×1 convolutions.
         public static let precision = NodeOption<NetworkPrecision>.choice(
             "precision", default: .float32,
-            "fp32; fp16: MetalTensor models (.plist) with fp16 storage as on an iPhone; int8: the larger 1×1 convolutions in 8-bit integers (AVX-512 VNNI; check with framegraph model compare)")
+            "fp32; fp16: MetalTensor models (.plist) with fp16 storage as on an iPhone; int8: the dense convolutions in 8-bit integers (AVX-512 VNNI; check with framegraph model compare)")
         /// The bundled model used when a `collection:` model cannot be had.
         public static let fallback = NodeOption<String?>.text("fallback", required: false,
                                                               "model used when a collection:NAME/ENTRY model cannot be had (offline, not verified, no key)")

@@ -8,7 +8,7 @@ public enum NetworkPrecision: String, Sendable, CaseIterable {
     /// MetalTensor models (.plist): every stored tensor and weight rounded to float16, as MetalTensor
     /// runs on an iPhone; other models run float32.
     case float16 = "fp16"
-    /// The larger 1×1 convolutions in 8-bit integers (``Predictor/Precision/int8``), the rest in
+    /// The dense convolutions that pay in 8-bit integers (``Predictor/Precision/int8``), the rest in
     /// float32; float32 on a CPU without AVX-512 VNNI. Check a model on your own clips with
     /// `framegraph model compare MODEL CLIP…`.
     case int8

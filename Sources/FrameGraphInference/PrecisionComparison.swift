@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import FrameGraph
 import ModelStore
 import NeuralGraph
@@ -11,15 +12,16 @@ import XNNPACKRuntime
 /// `framegraph model compare` prints, and what the int8 tests check.
 ///
 /// Frames are prepared as the network nodes prepare them: stretched to the model's input, normalised
-/// by the model's metadata, else MediaPipe's convention for its models, else 0…1.
+/// by the model's metadata, else MediaPipe's convention for its models, else 0…1; for a model of one
+/// input channel (a colorizer), the Lab lightness as L / 50 − 1.
 public final class PrecisionComparison {
     /// What the frames so far gave.
     public struct Report: Sendable {
         /// Frames compared.
         public var frames = 0
         /// Per output, in the model's order: name, largest absolute difference over every frame,
-        /// mean absolute difference.
-        public var outputs: [(name: String, maxAbs: Float, meanAbs: Double)] = []
+        /// mean absolute difference, and the 99th percentile of the absolute differences (to 5 %).
+        public var outputs: [(name: String, maxAbs: Float, meanAbs: Double, p99: Double)] = []
         /// Per frame, for a one-channel output whose values lie in 0…1 (a mask): the IoU of the two
         /// masks at 0.5 (1 where both are empty). Empty for other models.
         public var maskIoU: [Double] = []
@@ -34,26 +36,37 @@ public final class PrecisionComparison {
     private let input: ModelInput
     private var sums: [Double]
     private var worst: [Float]
+    /// Per output, counts of the absolute differences in bins of 1/50 decade from 1e-6 (bin 0: below).
+    private var histograms: [[Int]]
+    private static let binsPerDecade = 50.0, decades = 10.0
     private var values = 0
     private var ious: [Double] = []
     private var referenceTimes: [Double] = [], candidateTimes: [Double] = []
     /// The output whose masks are compared, if one is a mask.
     private let maskOutput: Int?
 
-    /// `path`: a model file (.tflite, .onnx, MetalTensor .plist) with one RGB image input.
+    /// `path`: a model file (.tflite, .onnx, MetalTensor .plist) with one RGB image input, or one
+    /// lightness input.
     public init(model path: String, precision: Predictor.Precision, threads: Int = 1) throws {
         let graph = try ModelLoader.load(path: path)
         reference = try Predictor(graph: graph, options: .init(threads: threads))
         candidate = try Predictor(graph: graph, options: .init(threads: threads, precision: precision))
         let shape = reference.inputInfo(0).shape
-        guard reference.inputCount == 1, shape.count == 4, shape[0] == 1, shape[3] == 3 else {
-            throw ModelError.inputMismatch(input: reference.inputInfo(0).name, expected: "one RGB image [1, H, W, 3]", got: "\(shape)")
+        guard reference.inputCount == 1, shape.count == 4, shape[0] == 1, shape[3] == 3 || shape[3] == 1 else {
+            throw ModelError.inputMismatch(input: reference.inputInfo(0).name, expected: "one RGB image [1, H, W, 3] or a lightness [1, H, W, 1]",
+                                           got: "\(shape)")
         }
-        let info = try ClassifierInfo.read(modelAt: path, graph: graph)
-        let normalization = info.normalization ?? InputNormalization.mediaPipe(forModelNamed: path) ?? .unit
-        input = ModelInput(width: shape[2], height: shape[1], channels: 3, normalization: normalization)
+        if shape[3] == 1 {
+            // A colorizer: the frame's Lab lightness, L / 50 − 1 (the colorize node's default).
+            input = ModelInput(width: shape[2], height: shape[1], channels: 1, content: .lightness, normalization: .lightness)
+        } else {
+            let info = try ClassifierInfo.read(modelAt: path, graph: graph)
+            let normalization = info.normalization ?? InputNormalization.mediaPipe(forModelNamed: path) ?? .unit
+            input = ModelInput(width: shape[2], height: shape[1], channels: 3, normalization: normalization)
+        }
         sums = [Double](repeating: 0, count: reference.outputCount)
         worst = [Float](repeating: 0, count: reference.outputCount)
+        histograms = [[Int]](repeating: [Int](repeating: 0, count: Int(Self.binsPerDecade * Self.decades) + 1), count: reference.outputCount)
         let reference = self.reference
         maskOutput = (0..<reference.outputCount).first { i in
             let s = reference.outputInfo(i).shape
@@ -78,10 +91,13 @@ public final class PrecisionComparison {
         for i in 0..<reference.outputCount {
             let a = reference.output(i), b = candidate.output(i)
             var sum = 0.0, most: Float = 0
+            let last = histograms[i].count - 1
             for j in 0..<a.count {
                 let d = abs(a.pointer[j] - b.pointer[j])
                 sum += Double(d)
                 most = max(most, d.isNaN ? .infinity : d)
+                let bin = d > 1e-6 ? (log10(Double(d)) + 6) * Self.binsPerDecade + 1 : 0
+                histograms[i][bin.isFinite ? min(last, Int(bin)) : last] += 1
             }
             sums[i] += sum / Double(max(1, a.count))
             worst[i] = max(worst[i], most)
@@ -103,7 +119,19 @@ public final class PrecisionComparison {
         func median(_ v: [Double]) -> Double { v.isEmpty ? 0 : v.sorted()[v.count / 2] }
         var r = Report()
         r.frames = values
-        r.outputs = (0..<reference.outputCount).map { (reference.outputInfo($0).name, worst[$0], sums[$0] / Double(max(1, values))) }
+        r.outputs = (0..<reference.outputCount).map { i in
+            // The upper edge of the bin where 99 % of the differences are reached.
+            let total = histograms[i].reduce(0, +)
+            var seen = 0, p99 = 0.0
+            for (bin, count) in histograms[i].enumerated() {
+                seen += count
+                if Double(seen) >= 0.99 * Double(total) {
+                    p99 = bin == 0 ? 1e-6 : pow(10, Double(bin) / Self.binsPerDecade - 6)
+                    break
+                }
+            }
+            return (reference.outputInfo(i).name, worst[i], sums[i] / Double(max(1, values)), p99)
+        }
         r.maskIoU = ious
         r.referenceMilliseconds = median(referenceTimes)
         r.candidateMilliseconds = median(candidateTimes)

@@ -161,13 +161,15 @@ extension NodeCatalog {
         NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness",
                  options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,
                            NetworkNode.OptionSpecs.lightnessScale.spec, NetworkNode.OptionSpecs.lightnessOffset.spec,
-                           ColorizerDecoder.OptionSpecs.smoothing.spec, ColorizerDecoder.OptionSpecs.sceneCut.spec]) { name, o in
+                           ColorizerDecoder.OptionSpecs.smoothing.spec, ColorizerDecoder.OptionSpecs.sceneCut.spec,
+                           NetworkNode.OptionSpecs.precision.spec]) { name, o in
             typealias S = NetworkNode.OptionSpecs
             let normalization = InputNormalization(scale: Float(try o.value(S.lightnessScale)), offset: Float(try o.value(S.lightnessOffset)))
             let decoder = ColorizerDecoder(smoothing: Float(try o.value(ColorizerDecoder.OptionSpecs.smoothing)),
                                            sceneCut: Float(try o.value(ColorizerDecoder.OptionSpecs.sceneCut)), inputScale: normalization.scale)
             let node = NetworkNode(name: name, model: try o.value(S.colorizeModel), decoder: decoder,
-                                   options: .init(threads: try o.value(S.threads), normalization: normalization, input: .lightness))
+                                   options: .init(threads: try o.value(S.threads), normalization: normalization, input: .lightness,
+                                                  precision: try o.value(S.precision)))
             node.modelSearchRoots = [o.projectFolder]
             return node
         },

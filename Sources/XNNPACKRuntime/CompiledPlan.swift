@@ -17,7 +17,7 @@ final class CompiledPlan {
     let graph: NeuralGraph
     /// Whether FrameGraph's own kernels run the groups they can (else XNNPACK runs them).
     let usesOwnKernels: Bool
-    /// The 1×1 convolutions that run in 8-bit integers (``Predictor/Precision/int8``).
+    /// The dense convolutions that run in 8-bit integers (``Predictor/Precision/int8``).
     private(set) var int8Convolutions = 0
     private(set) var stages: [Stage] = []
     private(set) var buffers: [Int: TensorBuffer] = [:]

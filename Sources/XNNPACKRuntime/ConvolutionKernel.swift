@@ -26,10 +26,11 @@ final class ConvolutionKernel {
     private let input: UnsafeMutablePointer<Float>
     private let output: UnsafeMutablePointer<Float>
     private let epilogue: UnsafeMutablePointer<fg_conv_epilogue>
-    /// The int8 form of a 1×1 convolution (``ConvolutionGroup/int8``), else nil.
+    /// The int8 form of a dense convolution (``ConvolutionGroup/int8``), else nil.
     private let quantized: QuantizedWeights?
 
-    /// A 1×1 convolution's weights as `fg_qconv_pack` leaves them, and the scratch of each part.
+    /// A dense convolution's weights as `fg_qconv_pack` leaves them, and the scratch of each part
+    /// (bytes for a block's quantised rows; for a windowed convolution, floats for its windows).
     private final class QuantizedWeights {
         let inputs: Int32
         let packed: UnsafeMutablePointer<Int8>
@@ -37,8 +38,10 @@ final class ConvolutionKernel {
         let scales, sums, biases: UnsafeMutablePointer<Float>
         let scratch: UnsafeMutablePointer<UInt8>
         let scratchBytes: Int
+        let windows: UnsafeMutablePointer<Float>
+        let windowFloats: Int
 
-        init(weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, inputs k: Int32, outputs n: Int32, parts: Int) {
+        init(weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, inputs k: Int32, outputs n: Int32, windowed: Bool, parts: Int) {
             inputs = k
             let channels = fg_qconv_channels(n)
             packed = .allocate(capacity: fg_qconv_packed_bytes(k, n))
@@ -47,6 +50,8 @@ final class ConvolutionKernel {
             biases = .allocate(capacity: channels)
             scratchBytes = fg_qconv_scratch_bytes(k)
             scratch = .allocate(capacity: scratchBytes * parts)
+            windowFloats = windowed ? fg_qconv_window_floats(k) : 0
+            windows = .allocate(capacity: max(1, windowFloats * parts))
             fg_qconv_pack(weights, bias, k, n, packed, scales, sums, biases)
         }
 
@@ -56,6 +61,7 @@ final class ConvolutionKernel {
             sums.deallocate()
             biases.deallocate()
             scratch.deallocate()
+            windows.deallocate()
         }
     }
 
@@ -108,8 +114,8 @@ final class ConvolutionKernel {
         }
         parts = KernelParts(count: count, threadpool: threadpool)
         scratch = .allocate(capacity: scratchCount * count)
-        quantized = group.int8 && group.isPointwise
-            ? QuantizedWeights(weights: weights, bias: bias, inputs: k, outputs: n, parts: count) : nil
+        quantized = group.int8 && group.kind == .dense
+            ? QuantizedWeights(weights: weights, bias: bias, inputs: k, outputs: n, windowed: !group.isPointwise, parts: count) : nil
         epilogue = .allocate(capacity: 1)
         epilogue.initialize(to: fg_conv_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
                                                       residual: residual, residual_stride: residual == nil ? 0 : group.residualChannels,
@@ -136,8 +142,14 @@ final class ConvolutionKernel {
         switch group.kind {
         case .dense:
             if let q = quantized {
-                fg_qconv_part(input, q.inputs, q.packed, q.scales, q.sums, q.biases, Int32(group.outputChannels), output, epilogue,
-                              q.scratch + part * q.scratchBytes, first, min(end, fg_conv_rows(geometry)), unit, unitEnd, 1)
+                let n = Int32(group.outputChannels), bytes = q.scratch + part * q.scratchBytes
+                if group.isPointwise {
+                    fg_qconv_part(input, q.inputs, q.packed, q.scales, q.sums, q.biases, n, output, epilogue, bytes, first,
+                                  min(end, fg_conv_rows(geometry)), unit, unitEnd, 1)
+                } else {
+                    fg_qconv_windows_part(input, geometry, q.packed, q.scales, q.sums, q.biases, n, output, epilogue,
+                                          q.windows + part * q.windowFloats, bytes, first, end, unit, unitEnd, 1)
+                }
                 return
             }
             fg_conv_part_channels(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch + part * scratchCount,

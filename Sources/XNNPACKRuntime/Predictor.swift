@@ -26,7 +26,7 @@ public final class Predictor: @unchecked Sendable {
         public var stagePerOperation = false
         /// Who runs convolutions (dense and depthwise, and what follows them). Default: ``ConvolutionKernels/auto``.
         public var convolutions = ConvolutionKernels.auto
-        /// The arithmetic of the 1×1 convolutions. Default: ``Precision/float32``.
+        /// The arithmetic of the dense convolutions. Default: ``Precision/float32``.
         public var precision = Precision.float32
         public init(threads: Int = 1, stagePerOperation: Bool = false, convolutions: ConvolutionKernels = .auto,
                     precision: Precision = .float32) {
@@ -37,13 +37,14 @@ public final class Predictor: @unchecked Sendable {
         }
     }
 
-    /// The arithmetic a predictor runs its 1×1 convolutions in.
+    /// The arithmetic a predictor runs its dense convolutions in.
     public enum Precision: String, Sendable, CaseIterable {
         /// Float32 throughout.
         case float32
-        /// The 1×1 convolutions in 8-bit integers (`fg_qconv_part`: weights per output channel,
-        /// activations per block of 96 pixels over their own range, products in AVX-512 VNNI),
-        /// FrameGraph's own kernels for every convolution; the rest in float32. On a CPU without
+        /// The dense convolutions that pay (``ConvolutionGroup/paysInInt8``) in 8-bit integers
+        /// (`fg_qconv_part`: weights per output channel, activations per block of 12 pixels over their
+        /// own range, products in AVX-512 VNNI), FrameGraph's own kernels for every convolution; the
+        /// rest (depthwise convolutions, small 1×1 ones, everything else) in float32. On a CPU without
         /// AVX-512 VNNI the predictor runs float32 and says so in ``Predictor/kernelChoice``.
         case int8
     }
@@ -110,7 +111,7 @@ public final class Predictor: @unchecked Sendable {
         if options.precision == .int8, int8Runs {
             // Only FrameGraph's kernels run convolutions in int8: no timing against XNNPACK's float.
             plan = try compile(own: true, int8: true)
-            choice = named(true) + " (precision int8: \(plan.int8Convolutions) 1×1 convolutions in 8-bit integers)"
+            choice = named(true) + " (precision int8: \(plan.int8Convolutions) convolutions in 8-bit integers)"
         } else if let own = options.convolutions.fixedChoice(stagePerOperation: options.stagePerOperation) {
             plan = try compile(own: own)
             choice = named(own) + " (--conv-kernels \(options.convolutions.rawValue))"

@@ -24,7 +24,7 @@ enum Help {
                                            bin beside it); for a plist: --precision fp32|fp16,
                                            --weights X.bin, --map X.json, --all-layers (every node's
                                            result also an output); for bench and run, any model:
-                                           --precision int8 (1×1 convolutions in 8-bit integers)
+                                           --precision int8 (dense convolutions in 8-bit integers)
       framegraph model compare MODEL CLIP|PHOTO… [--precision int8] [--frames N] [--threads N]
                                            the model in float32 and in int8 on the same frames:
                                            the outputs' differences, a mask's IoU, both times

@@ -93,7 +93,9 @@ struct ModelCommand {
         print("  \(text): \(r.candidateKernels)")
         print(String(format: "  prediction, median (alternated frame by frame): float32 %.3f ms, %@ %.3f ms (%.2f×)", r.referenceMilliseconds, text,
                      r.candidateMilliseconds, r.candidateMilliseconds / max(r.referenceMilliseconds, 1e-9)))
-        for o in r.outputs { print(String(format: "  output '%@': largest |difference| %.5f, mean %.6f", o.name, o.maxAbs, o.meanAbs)) }
+        for o in r.outputs {
+            print(String(format: "  output '%@': |difference| mean %.6f, 99th percentile %.4f, largest %.4f", o.name, o.meanAbs, o.p99, o.maxAbs))
+        }
         if !r.maskIoU.isEmpty {
             let sorted = r.maskIoU.sorted()
             print(String(format: "  mask IoU at 0.5, per frame: lowest %.4f, median %.4f, mean %.4f; frames below 0.99: %d", sorted[0],
@@ -102,7 +104,7 @@ struct ModelCommand {
         return 0
     }
 
-    /// The model at `path`; `--precision int8` (any model: the predictor's 1×1 convolutions in 8-bit
+    /// The model at `path`; `--precision int8` (any model: the predictor's dense convolutions in 8-bit
     /// integers); a MetalTensor plist with `--precision fp32|fp16`, `--weights BIN`,
     /// `--map JSON` (default: beside the plist) and `--all-layers` (every node's result an output).
     func load(_ path: String, limits: ModelLimits) throws -> NeuralGraph {

@@ -6,6 +6,10 @@
 #   tools/bench/live_ab.sh ROUNDS SECONDS PIPELINE INPUT BIN_A BIN_B
 #   cp .build/release/framegraph /tmp/framegraph-old   # … change, rebuild …
 #   tools/bench/live_ab.sh 2 30 pipelines/colorize-file.fg out/live-cost/again-1920x1080.mp4 /tmp/framegraph-old .build/release/framegraph
+#
+# A_ARGS and B_ARGS add run arguments to one side (one build, two settings):
+#   B_ARGS="--set net.precision=int8" tools/bench/live_ab.sh 3 30 pipelines/portrait-segment.fg \
+#     ../shared/media/webcam/again.mkv .build/release/framegraph .build/release/framegraph
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -eq 6 ] || { sed -n 2,8p "$0"; exit 2; }
@@ -13,9 +17,10 @@ rounds=$1 seconds=$2 pipeline=$3 input=$4
 mkdir -p out/live-ab
 for round in $(seq "$rounds"); do
   for side in A B; do
-    bin=$5; [ "$side" = B ] && bin=$6
+    bin=$5 extra=${A_ARGS:-}; [ "$side" = B ] && bin=$6 extra=${B_ARGS:-}
+    # shellcheck disable=SC2086  # extra holds several words on purpose
     FRAMEGRAPH_MODELS=models/cache "$bin" run "$pipeline" --mode live --input "$input" --loop --duration "$seconds" \
-      --output out/live-ab/out.mp4 --stats out/live-ab/stats.json --quiet
+      --output out/live-ab/out.mp4 --stats out/live-ab/stats.json --quiet $extra
     python3 - "$side" "$round" <<'PY'
 import json, sys
 s = json.load(open("out/live-ab/stats.json"))

@@ -136,30 +136,6 @@ void fg_conv_pack(const float *weights, const float *bias, int k, int n, float *
 /// for bit); `allow_simd` = 0 forces the scalar build.
 void fg_pointwise_conv(const float *input, size_t rows, int k, const float *packed, int n, float *out,
                        const fg_conv_epilogue *epilogue, int allow_simd);
-/// 1×1 convolutions in 8-bit integers (pointwise_int8.c): float rows in and out, weights per output
-/// channel as signed bytes, each block of 12 input rows (output pixels) quantised to unsigned bytes
-/// over its own range as it runs, the products in AVX-512 VNNI (a scalar build of the same arithmetic
-/// elsewhere), the float epilogue of fg_conv after them.
-/// Bytes of one quantised row of `k` inputs (k rounded up to four).
-size_t fg_qconv_row_bytes(int k);
-/// Output channels rounded up to the 16 of a panel: the length of `scales`, `sums` and `biases`.
-size_t fg_qconv_channels(int n);
-/// Bytes of the packed weights of `n` outputs × `k` inputs.
-size_t fg_qconv_packed_bytes(int k, int n);
-/// Bytes of scratch one call of fg_qconv_part needs (one block's quantised rows and a tile past it).
-size_t fg_qconv_scratch_bytes(int k);
-/// Quantises `weights` ([n][k]) per output channel (scale = max |w| / 127) into `packed`, and fills
-/// `scales` (each channel's step), `sums` (Σ of its quantised weights times the step) and `biases`
-/// (`bias` or zeros), each fg_qconv_channels(n) long.
-void fg_qconv_pack(const float *weights, const float *bias, int k, int n, int8_t *packed, float *scales, float *sums, float *biases);
-/// Whether this CPU runs the AVX-512 VNNI build (else only the scalar one: correct, slow).
-int fg_qconv_has_simd(void);
-/// Output rows first…end−1, channels of the 16-channel panels first_panel…end_panel−1, of
-/// out[r][c] = epilogue(Σₖ input[r][k]·w[c][k] + bias[c]) in 8-bit integer products; `scratch`:
-/// fg_qconv_scratch_bytes(k) bytes of the caller's (one per thread).
-void fg_qconv_part(const float *input, int k, const int8_t *packed, const float *scales, const float *sums, const float *biases, int n,
-                   float *out, const fg_conv_epilogue *epilogue, uint8_t *scratch, size_t first, size_t end, size_t first_panel,
-                   size_t end_panel, int allow_simd);
 /// Where a convolution's windows lie: an NHWC input of batch × in_h × in_w × in_c, a kernel_h ×
 /// kernel_w window moved by the strides, spread by the dilations, starting pad_top / pad_left
 /// pixels before the input (padding reads zeros), out_h × out_w outputs per image.
@@ -178,6 +154,42 @@ size_t fg_conv_scratch_count(const fg_conv_geometry *geometry);
 /// pixel).
 void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
              const fg_conv_epilogue *epilogue, float *scratch, int allow_simd);
+/// Dense convolutions in 8-bit integers (convolution_int8.c): float rows in and out, weights per
+/// output channel as signed bytes, each block of 12 rows (output pixels: their windows, or for a 1×1
+/// convolution their input rows) quantised to unsigned bytes over its own range as it runs, the
+/// products in AVX-512 VNNI (a scalar build of the same arithmetic elsewhere), the float epilogue of
+/// fg_conv after them.
+/// Bytes of one quantised row of `k` inputs (a window's kernel_h·kernel_w·in_c; k rounded up to four).
+size_t fg_qconv_row_bytes(int k);
+/// Output channels rounded up to the 16 of a panel: the length of `scales`, `sums` and `biases`.
+size_t fg_qconv_channels(int n);
+/// Bytes of the packed weights of `n` outputs × `k` inputs.
+size_t fg_qconv_packed_bytes(int k, int n);
+/// Bytes of scratch one call of fg_qconv_part needs (one block's quantised rows and a tile past it).
+size_t fg_qconv_scratch_bytes(int k);
+/// Floats of scratch one call of fg_qconv_windows_part needs besides (one block's windows).
+size_t fg_qconv_window_floats(int k);
+/// Quantises `weights` ([n][k]) per output channel (scale = max |w| / 127) into `packed`, and fills
+/// `scales` (each channel's step), `sums` (Σ of its quantised weights times the step) and `biases`
+/// (`bias` or zeros), each fg_qconv_channels(n) long.
+void fg_qconv_pack(const float *weights, const float *bias, int k, int n, int8_t *packed, float *scales, float *sums, float *biases);
+/// Whether this CPU runs the AVX-512 VNNI build (else only the scalar one: correct, slow).
+int fg_qconv_has_simd(void);
+/// Output rows first…end−1, channels of the 16-channel panels first_panel…end_panel−1, of
+/// out[r][c] = epilogue(Σₖ input[r][k]·w[c][k] + bias[c]) in 8-bit integer products; `scratch`:
+/// fg_qconv_scratch_bytes(k) bytes of the caller's (one per thread).
+void fg_qconv_part(const float *input, int k, const int8_t *packed, const float *scales, const float *sums, const float *biases, int n,
+                   float *out, const fg_conv_epilogue *epilogue, uint8_t *scratch, size_t first, size_t end, size_t first_panel,
+                   size_t end_panel, int allow_simd);
+/// fg_qconv_part for any dense convolution of `geometry` (k = kernel_h·kernel_w·in_c): each block's
+/// windows copied into `windows` (fg_qconv_window_floats(k) floats), zeros where they lie in the
+/// padding, then quantised and multiplied as fg_qconv_part's rows.
+void fg_qconv_windows_part(const float *input, const fg_conv_geometry *geometry, const int8_t *packed, const float *scales,
+                           const float *sums, const float *biases, int n, float *out, const fg_conv_epilogue *epilogue, float *windows,
+                           uint8_t *scratch, size_t first, size_t end, size_t first_panel, size_t end_panel, int allow_simd);
+/// Copies the windows of output pixels row…row+count−1 of `geometry` into `dst` (count rows of
+/// kernel_h·kernel_w·in_c values, zeros in the padding; up to 8 floats past the last may be written).
+void fg_conv_gather(const float *input, const fg_conv_geometry *geometry, size_t row, size_t count, float *dst);
 /// Output pixels (matrix rows) of `geometry`: batch × out_h × out_w.
 size_t fg_conv_rows(const fg_conv_geometry *geometry);
 /// 16-channel panels of a convolution with `n` outputs.

@@ -3,10 +3,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The int8 1×1 convolution (`fg_qconv_part`): its AVX-512 VNNI build against its scalar build, bit
-/// for bit; both against the float definition within the error that 8-bit weights and activations
-/// allow; and split by rows or by channel panels, the same as whole.
-@Suite struct QuantizedPointwiseKernelTests {
+/// The int8 convolutions (`fg_qconv_part` for 1×1, `fg_qconv_windows_part` for windows): the
+/// AVX-512 VNNI build against the scalar build, bit for bit; both against the float definition
+/// within the error that 8-bit weights and activations allow; and split by rows or by channel
+/// panels, the same as whole.
+@Suite struct QuantizedConvolutionKernelTests {
     struct Case {
         var rows: Int, k: Int, n: Int
         var input: [Float], weights: [Float], bias: [Float], residual: [Float], slopes: [Float]
@@ -142,6 +143,59 @@ import Testing
                     let exact = c.bias[ch] + (0..<c.k).reduce(Float(0)) { $0 + 0.75 * c.weights[ch * c.k + $1] }
                     // Only the weights' rounding: at most 0.75 × 8 × (0.2 / 127) / 2.
                     #expect(abs(out[r * 3 + ch] - exact) <= 0.005, "row \(r) channel \(ch): \(out[r * 3 + ch]) vs \(exact)")
+                }
+            }
+        }
+    }
+
+    @Test func windowedConvolutionsMatchTheScalarBuildAndTheFloatOneWithinTheQuantisationError() {
+        for seed in UInt64(300)...330 {
+            var state = seed
+            func int(_ range: ClosedRange<Int>) -> Int { pseudoRandomInt(range, seed: &state) }
+            let kernel = int(1...2) * 2 + 1, stride = int(1...2), pad = int(0...1) * (kernel / 2)
+            let (h, w, cin, n) = (int(3...14), int(3...14), int(1...40), int(1...40))
+            let oh = (h + 2 * pad - kernel) / stride + 1, ow = (w + 2 * pad - kernel) / stride + 1
+            guard oh > 0, ow > 0 else { continue }
+            var g = fg_conv_geometry(batch: 1, in_h: Int32(h), in_w: Int32(w), in_c: Int32(cin), kernel_h: Int32(kernel), kernel_w: Int32(kernel),
+                                     stride_h: Int32(stride), stride_w: Int32(stride), dilation_h: 1, dilation_w: 1, pad_top: Int32(pad),
+                                     pad_left: Int32(pad), out_h: Int32(oh), out_w: Int32(ow))
+            let k = kernel * kernel * cin, rows = oh * ow
+            let input = pseudoRandomValues(h * w * cin, seed: &state).map { $0 + 0.5 }
+            let weights = pseudoRandomValues(n * k, seed: &state).map { $0 * 0.2 }, bias = pseudoRandomValues(n, seed: &state)
+            let label = "\(kernel)×\(kernel) / \(stride) pad \(pad), \(h)×\(w)×\(cin) → \(n)"
+            var e = fg_conv_epilogue(min1: -.infinity, max1: .infinity, residual: nil, residual_stride: 0, residual_channels: 0,
+                                     min2: -.infinity, max2: .infinity, prelu_slopes: nil, hard_swish: 0)
+            // Float: the checked float kernel.
+            var packedFloat = [Float](repeating: 0, count: fg_conv_packed_count(Int32(k), Int32(n)))
+            fg_conv_pack(weights, bias, Int32(k), Int32(n), &packedFloat)
+            var floatScratch = [Float](repeating: 0, count: fg_conv_scratch_count(&g))
+            var exact = [Float](repeating: .nan, count: rows * n)
+            fg_conv(input, &g, packedFloat, Int32(n), &exact, &e, &floatScratch, 1)
+            // Int8, both builds.
+            let channels = fg_qconv_channels(Int32(n))
+            var packed = [Int8](repeating: 0, count: fg_qconv_packed_bytes(Int32(k), Int32(n)))
+            var scales = [Float](repeating: 0, count: channels), sums = scales, biases = scales
+            fg_qconv_pack(weights, bias, Int32(k), Int32(n), &packed, &scales, &sums, &biases)
+            func run(_ simd: Int32) -> [Float] {
+                var out = [Float](repeating: .nan, count: rows * n)
+                var windows = [Float](repeating: 0, count: fg_qconv_window_floats(Int32(k)))
+                var bytes = [UInt8](repeating: 0, count: fg_qconv_scratch_bytes(Int32(k)))
+                fg_qconv_windows_part(input, &g, packed, scales, sums, biases, Int32(n), &out, &e, &windows, &bytes, 0, rows, 0, channels / 16, simd)
+                return out
+            }
+            let scalar = run(0), vector = run(1)
+            #expect(zip(scalar, vector).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(label): the VNNI and scalar builds differ")
+            // Every window holds values in min(0, input)…max(input) (zeros in the padding).
+            let step = Double((input.max() ?? 0) - min(0, input.min() ?? 0)) / 255
+            for ch in 0..<n {
+                let wc = weights[(ch * k)..<((ch + 1) * k)]
+                let wstep = Double(wc.map { abs($0) }.max() ?? 0) / 127
+                let mass = wc.reduce(0.0) { $0 + Double(abs($1)) } + Double(k) * wstep / 2
+                let inputMass = Double(k) * Double(input.map { abs($0) }.max() ?? 0)
+                let bound = inputMass * wstep / 2 + step / 2 * mass + 1e-3
+                for r in 0..<rows where abs(Double(scalar[r * n + ch]) - Double(exact[r * n + ch])) > bound {
+                    Issue.record("\(label): row \(r) channel \(ch): int8 \(scalar[r * n + ch]), float \(exact[r * n + ch]), bound \(bound)")
+                    return
                 }
             }
         }

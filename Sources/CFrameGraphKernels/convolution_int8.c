@@ -1,9 +1,10 @@
-// 1×1 convolutions in 8-bit integers (a network's `precision=int8`): float input and output, the
+// Dense convolutions in 8-bit integers (a network's `precision=int8`): float input and output, the
 // products in AVX-512 VNNI (vpdpbusd: four unsigned-byte × signed-byte products added to each 32-bit
 // sum per instruction, four times the multiply-adds of a float FMA). See fg_kernels.h.
 //
-// Weights: per output channel, symmetric, w ≈ scale_c · q (q in −127…127). Activations: per block
-// of FG_QCONV_BLOCK output pixels, asymmetric, x ≈ lo + s · u (u in 0…255), the block's own range
+// Windowed convolutions copy each block's windows first (fg_conv_gather) and go on as 1×1 ones with
+// those as their rows. Weights: per output channel, symmetric, w ≈ scale_c · q (q in −127…127).
+// Activations: per block of FG_QCONV_BLOCK output pixels, asymmetric, x ≈ lo + s · u (u in 0…255), the block's own range
 // measured as it runs, so there is nothing to calibrate and a dark frame keeps its resolution
 // (blocks of 96 pixels: 3 of 295 webcam frames had a selfie mask IoU below 0.99 against float32;
 // blocks of 12: see docs/BENCHMARKS.md).
@@ -28,6 +29,8 @@ size_t fg_qconv_channels(int n) { return n > 0 ? ((size_t)n + QPANEL - 1) / QPAN
 size_t fg_qconv_packed_bytes(int k, int n) { return fg_qconv_channels(n) * fg_qconv_row_bytes(k); }
 
 size_t fg_qconv_scratch_bytes(int k) { return (FG_QCONV_BLOCK + QROWS) * fg_qconv_row_bytes(k) + 64; }
+
+size_t fg_qconv_window_floats(int k) { return k > 0 ? FG_QCONV_BLOCK * (size_t)k + 16 : 0; }
 
 void fg_qconv_pack(const float *weights, const float *bias, int k, int n, int8_t *packed, float *scales, float *sums,
                    float *biases) {
@@ -213,34 +216,67 @@ int fg_qconv_has_simd(void) {
 #endif
 }
 
+/// Output rows row…stop−1 (at most FG_QCONV_BLOCK) from their float rows `x` (k values each, the
+/// first being row's): the block's range, its bytes in `scratch`, the products and the epilogue.
+static void qconv_block(const float *x, size_t k, size_t k4, const int8_t *packed, const float *scales, const float *sums,
+                        const float *biases, int n, float *out, const fg_conv_epilogue *epilogue, uint8_t *scratch, size_t row,
+                        size_t stop, size_t first_panel, size_t end_panel, int simd) {
+    float lo, step;
+    size_t count = stop - row;
+#if FG_HAVE_AVX2_BUILD
+    if (simd) {
+        block_range_vnni(x, k, 0, count, &lo, &step);
+        quantize_vnni(x, k, 0, count, lo, 1.0f / step, scratch, k4);
+        // The rows of the last tile past `stop`: zeros (read, never stored).
+        memset(scratch + count * k4, 0, QROWS * k4);
+        block_vnni(fg_epilogue_flags(epilogue), scratch, k4, packed, scales, sums, biases, lo, step, n, out, epilogue, row, stop,
+                   first_panel, end_panel);
+        return;
+    }
+#endif
+    (void)simd;
+    block_range_scalar(x, k, 0, count, &lo, &step);
+    quantize_scalar(x, k, 0, count, lo, 1.0f / step, scratch, k4);
+    block_scalar(scratch, k4, packed, scales, sums, biases, lo, step, n, out, epilogue, row, stop, first_panel, end_panel);
+}
+
+static int qconv_simd(int allow_simd) {
+#if FG_HAVE_AVX2_BUILD
+    return allow_simd && has_vnni();
+#else
+    (void)allow_simd;
+    return 0;
+#endif
+}
+
 void fg_qconv_part(const float *input, int k, const int8_t *packed, const float *scales, const float *sums, const float *biases, int n,
                    float *out, const fg_conv_epilogue *epilogue, uint8_t *scratch, size_t first, size_t end, size_t first_panel,
                    size_t end_panel, int allow_simd) {
     size_t k4 = fg_qconv_row_bytes(k), panels = fg_qconv_channels(n) / QPANEL;
     if (end_panel > panels) end_panel = panels;
     if (k <= 0 || n <= 0 || first >= end || first_panel >= end_panel) return;
-#if FG_HAVE_AVX2_BUILD
-    int simd = allow_simd && has_vnni();
-#else
-    int simd = 0;
-    (void)allow_simd;
-#endif
+    int simd = qconv_simd(allow_simd);
     for (size_t row = first; row < end; row += FG_QCONV_BLOCK) {
         size_t stop = end - row < FG_QCONV_BLOCK ? end : row + FG_QCONV_BLOCK;
-        float lo, step;
-#if FG_HAVE_AVX2_BUILD
-        if (simd) {
-            block_range_vnni(input, (size_t)k, row, stop, &lo, &step);
-            quantize_vnni(input, (size_t)k, row, stop, lo, 1.0f / step, scratch, k4);
-            // The rows of the last tile past `stop`: zeros (read, never stored).
-            memset(scratch + (stop - row) * k4, 0, QROWS * k4);
-            block_vnni(fg_epilogue_flags(epilogue), scratch, k4, packed, scales, sums, biases, lo, step, n, out, epilogue, row, stop,
-                       first_panel, end_panel);
-            continue;
-        }
-#endif
-        block_range_scalar(input, (size_t)k, row, stop, &lo, &step);
-        quantize_scalar(input, (size_t)k, row, stop, lo, 1.0f / step, scratch, k4);
-        block_scalar(scratch, k4, packed, scales, sums, biases, lo, step, n, out, epilogue, row, stop, first_panel, end_panel);
+        qconv_block(input + row * (size_t)k, (size_t)k, k4, packed, scales, sums, biases, n, out, epilogue, scratch, row, stop,
+                    first_panel, end_panel, simd);
+    }
+}
+
+void fg_qconv_windows_part(const float *input, const fg_conv_geometry *g, const int8_t *packed, const float *scales,
+                           const float *sums, const float *biases, int n, float *out, const fg_conv_epilogue *epilogue, float *windows,
+                           uint8_t *scratch, size_t first, size_t end, size_t first_panel, size_t end_panel, int allow_simd) {
+    if (g->batch <= 0 || g->out_h <= 0 || g->out_w <= 0 || g->in_c <= 0 || g->kernel_h <= 0 || g->kernel_w <= 0) return;
+    size_t rows = fg_conv_rows(g), k = (size_t)g->kernel_h * (size_t)g->kernel_w * (size_t)g->in_c;
+    if (k > INT_MAX) return;
+    size_t k4 = fg_qconv_row_bytes((int)k), panels = fg_qconv_channels(n) / QPANEL;
+    if (end > rows) end = rows;
+    if (end_panel > panels) end_panel = panels;
+    if (n <= 0 || first >= end || first_panel >= end_panel) return;
+    int simd = qconv_simd(allow_simd);
+    for (size_t row = first; row < end; row += FG_QCONV_BLOCK) {
+        size_t stop = end - row < FG_QCONV_BLOCK ? end : row + FG_QCONV_BLOCK;
+        fg_conv_gather(input, g, row, stop - row, windows);
+        qconv_block(windows, k, k4, packed, scales, sums, biases, n, out, epilogue, scratch, row, stop, first_panel, end_panel, simd);
     }
 }
