@@ -74,8 +74,9 @@ public final class PrecisionComparison {
         }
     }
 
-    /// Compares the two on `frame`.
-    public func add(_ frame: Frame) throws {
+    /// Compares the two on `frame`. Returns, for a mask, its IoU and the float mask's pixels above 0.5.
+    @discardableResult
+    public func add(_ frame: Frame) throws -> (iou: Double, pixels: Int)? {
         try input.fill(reference.input(0), from: frame)
         candidate.input(0).pointer.update(from: reference.input(0).pointer, count: reference.input(0).count)
         // Alternate which runs first, so that neither always finds the other's weights in the caches.
@@ -110,8 +111,13 @@ public final class PrecisionComparison {
                 if x && y { both += 1 }
                 if x || y { either += 1 }
             }
-            ious.append(either == 0 ? 1 : Double(both) / Double(either))
+            let iou = either == 0 ? 1 : Double(both) / Double(either)
+            ious.append(iou)
+            var pixels = 0
+            for j in 0..<a.count where a.pointer[j] > 0.5 { pixels += 1 }
+            return (iou, pixels)
         }
+        return nil
     }
 
     /// The comparison so far.

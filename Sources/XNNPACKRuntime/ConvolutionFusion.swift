@@ -43,7 +43,13 @@ struct ConvolutionGroup {
     /// selfie models) are bound by moving their float rows in and out, not by their multiply-adds,
     /// and an RGB image's first layer (3 → 16 channels, 3×3) ran at 0.45 ms in int8 against
     /// 0.21 ms in float: copying and quantising its windows costs more than its products.
-    var paysInInt8: Bool { kind == .dense && Int(geometry.in_c) * outputChannels >= Self.int8MinimumWeights }
+    /// Nor do convolutions over fewer than `int8MinimumPixels` output pixels (a squeeze-and-excite
+    /// block's 1×1 layers over one pixel): they cost microseconds, and their error scales whole channels.
+    var paysInInt8: Bool {
+        kind == .dense && Int(geometry.in_c) * outputChannels >= Self.int8MinimumWeights
+            && Int(geometry.batch) * Int(geometry.out_h) * Int(geometry.out_w) >= Self.int8MinimumPixels
+    }
+    static let int8MinimumPixels = 64
     static let int8MinimumWeights = 1024
 
     /// A dense 1×1 convolution moved by 1 without padding: its input rows are the matrix rows.

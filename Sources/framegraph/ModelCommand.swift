@@ -78,12 +78,15 @@ struct ModelCommand {
         let threads = try arguments.integer("threads", default: 1, in: 1...64)
         let path = try ModelReference.resolve(model, fallback: nil, roots: [], warn: { _ in }).path
         let comparison = try PrecisionComparison(model: path, precision: precision, threads: threads)
+        var low: [String] = []
         for file in media {
             let reader = try MediaReader(path: file, options: .init())
             var read = 0
             while read < frames, let frame = try reader.nextFrame() {
                 if Interrupts.shared.interrupted { return 130 }
-                try comparison.add(frame)
+                if let mask = try comparison.add(frame), mask.iou < 0.99 {
+                    low.append(String(format: "    %@ frame %d: IoU %.4f, float mask %d pixels", (file as NSString).lastPathComponent, read, mask.iou, mask.pixels))
+                }
                 read += 1
             }
             guard read > 0 else { throw GraphError.io(path: file, reason: "holds no picture") }
@@ -100,6 +103,7 @@ struct ModelCommand {
             let sorted = r.maskIoU.sorted()
             print(String(format: "  mask IoU at 0.5, per frame: lowest %.4f, median %.4f, mean %.4f; frames below 0.99: %d", sorted[0],
                          sorted[sorted.count / 2], sorted.reduce(0, +) / Double(sorted.count), sorted.filter { $0 < 0.99 }.count))
+            for line in low.prefix(20) { print(line) }
         }
         return 0
     }
