@@ -4,11 +4,13 @@
 //
 // Windowed convolutions copy each block's windows first (fg_conv_gather) and go on as 1×1 ones with
 // those as their rows. Weights: per output channel, symmetric, w ≈ scale_c · q (q in −127…127).
-// Activations: per row (an output pixel's window, or its input row), asymmetric, x ≈ lo + s · u (u in
-// 0…255), the row's own range measured as it runs, so there is nothing to calibrate and a dark frame
-// keeps its resolution. (Ranges per block of 96 rows left 3 of 295 webcam frames with a selfie mask
-// IoU below 0.99 against float32; per 12 rows 6 of 1157 frames of ../shared's clips; per row: see
-// docs/BENCHMARKS.md.)
+// Activations: per block of FG_QCONV_BLOCK output pixels (rows 12·i … 12·i + 11 of the layer),
+// asymmetric, x ≈ lo + s · u (u in 0…255), the block's own range measured as it runs, so there is
+// nothing to calibrate and a dark frame keeps its resolution. Blocks of 96 rows left 3 of 295
+// webcam frames with a selfie mask IoU below 0.99 against float32; blocks of 12, 6 of 1157 frames of
+// ../shared's clips (lowest 0.985 on a normal-sized mask); a range per row, 2 of 1157 (0.988), but
+// its per-row reductions took back most of the speed (EfficientNet-Lite0 0.80 of float32's time
+// against 0.58). docs/BENCHMARKS.md has the figures.
 // Then Σ x·w ≈ s · scale_c · Σ u·q + lo · Σ_k scale_c·q_k, and the float epilogue of the float
 // kernels (bias, clamps, residual, PReLU or hard-swish) follows.
 //
@@ -20,7 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/// A panel's channels; a tile's rows; the rows quantised together before their tiles run (one tile's).
+/// A panel's channels; a tile's rows; the rows that share one activation range (a tile's).
 enum { QPANEL = 16, QROWS = 12, FG_QCONV_BLOCK = 12 };
 
 size_t fg_qconv_row_bytes(int k) { return k > 0 ? ((size_t)k + 3) / 4 * 4 : 0; }
@@ -68,34 +70,33 @@ static inline float fg_qconv_step(float lo, float hi) {
     return step >= 1e-30f ? step : 1.0f;
 }
 
+/// The range of rows first…end−1 (k floats each): lo and the step s (1 when all are equal).
+static void block_range_scalar(const float *input, size_t k, size_t first, size_t end, float *lo, float *step) {
+    float mn = INFINITY, mx = -INFINITY;
+    for (size_t i = first * k; i < end * k; i++) {
+        mn = fminf(mn, input[i]);
+        mx = fmaxf(mx, input[i]);
+    }
+    *lo = mn;
+    *step = fg_qconv_step(mn, mx);
+}
+
 static inline uint8_t quantize_one(float x, float lo, float inv) {
     long u = lrintf((x - lo) * inv);
     return (uint8_t)(u < 0 ? 0 : u > 255 ? 255 : u);
 }
 
-/// Rows 0…count−1 of `input` (k floats each) as bytes in `dst` (k4 each, zeros past k), each over its
-/// own range: lo[r] and step[r].
-static void quantize_scalar(const float *input, size_t k, size_t count, uint8_t *dst, size_t k4, float *lo, float *step) {
-    for (size_t r = 0; r < count; r++, dst += k4) {
-        const float *x = input + r * k;
-        float mn = INFINITY, mx = -INFINITY;
-        for (size_t i = 0; i < k; i++) {
-            mn = fminf(mn, x[i]);
-            mx = fmaxf(mx, x[i]);
-        }
-        lo[r] = mn;
-        step[r] = fg_qconv_step(mn, mx);
-        float inv = 1.0f / step[r];
-        for (size_t i = 0; i < k; i++) dst[i] = quantize_one(x[i], mn, inv);
+static void quantize_scalar(const float *input, size_t k, size_t first, size_t end, float lo, float inv, uint8_t *dst, size_t k4) {
+    for (size_t r = first; r < end; r++, dst += k4) {
+        for (size_t i = 0; i < k; i++) dst[i] = quantize_one(input[r * k + i], lo, inv);
         for (size_t i = k; i < k4; i++) dst[i] = 0;
     }
 }
 
 static void block_scalar(const uint8_t *a, size_t k4, const int8_t *packed, const float *scales, const float *sums, const float *biases,
-                         const float *los, const float *steps, int n, float *out, const fg_conv_epilogue *e, size_t first, size_t end,
-                         size_t first_panel, size_t end_panel) {
+                         float lo, float step, int n, float *out, const fg_conv_epilogue *e, size_t first, size_t end, size_t first_panel,
+                         size_t end_panel) {
     for (size_t r = first; r < end; r++, a += k4) {
-        float lo = los[r - first], step = steps[r - first];
         for (size_t p = first_panel; p < end_panel; p++) {
             for (size_t j = 0; j < QPANEL; j++) {
                 size_t c = p * QPANEL + j;
@@ -118,38 +119,43 @@ static int has_vnni(void) {
     return cached;
 }
 
-/// quantize_scalar in AVX-512: the same ranges and bytes.
-FG_VNNI static void quantize_vnni(const float *input, size_t k, size_t count, uint8_t *dst, size_t k4, float *lo, float *step) {
+FG_VNNI static void block_range_vnni(const float *input, size_t k, size_t first, size_t end, float *lo, float *step) {
+    __m512 mn = _mm512_set1_ps(INFINITY), mx = _mm512_set1_ps(-INFINITY);
+    size_t i = first * k, stop = end * k;
+    for (; i + 16 <= stop; i += 16) {
+        __m512 v = _mm512_loadu_ps(input + i);
+        mn = _mm512_min_ps(mn, v);
+        mx = _mm512_max_ps(mx, v);
+    }
+    float a = _mm512_reduce_min_ps(mn), b = _mm512_reduce_max_ps(mx);
+    for (; i < stop; i++) {
+        a = fminf(a, input[i]);
+        b = fmaxf(b, input[i]);
+    }
+    *lo = a;
+    *step = fg_qconv_step(a, b);
+}
+
+FG_VNNI static void quantize_vnni(const float *input, size_t k, size_t first, size_t end, float lo, float inv, uint8_t *dst, size_t k4) {
+    const __m512 vlo = _mm512_set1_ps(lo), vinv = _mm512_set1_ps(inv);
     const __m512i zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(255);
-    for (size_t r = 0; r < count; r++, dst += k4) {
+    for (size_t r = first; r < end; r++, dst += k4) {
         const float *x = input + r * k;
-        __m512 mn = _mm512_set1_ps(INFINITY), mx = _mm512_set1_ps(-INFINITY);
-        for (size_t i = 0; i < k; i += 16) {
-            __mmask16 m = fg_lanes16((long)(k - i));
-            mn = _mm512_mask_min_ps(mn, m, mn, _mm512_maskz_loadu_ps(m, x + i));
-            mx = _mm512_mask_max_ps(mx, m, mx, _mm512_maskz_loadu_ps(m, x + i));
-        }
-        float a = _mm512_reduce_min_ps(mn), b = _mm512_reduce_max_ps(mx);
-        lo[r] = a;
-        step[r] = fg_qconv_step(a, b);
-        const __m512 vlo = _mm512_set1_ps(a), vinv = _mm512_set1_ps(1.0f / step[r]);
-        for (size_t i = 0; i < k; i += 16) {
+        size_t i = 0;
+        for (; i < k; i += 16) {
             __mmask16 m = fg_lanes16((long)(k - i));
             __m512i u = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), vlo), vinv));
             u = _mm512_min_epi32(_mm512_max_epi32(u, zero), top);
             _mm_mask_storeu_epi8(dst + i, m, _mm512_cvtepi32_epi8(u));
         }
-        for (size_t i = k; i < k4; i++) dst[i] = 0;
+        for (i = k; i < k4; i++) dst[i] = 0;
     }
 }
 
 /// MR rows (a constant; `live` of them stored) × the 16 channels of panel p, from quantised rows `a`.
-/// Row r's sums become s_r · scale_c · Σ + (lo_r · sums_c + bias_c): `scales`, `sums`, `biases` the
-/// panel's, `lo` and `step` the tile's rows'.
 FG_VNNI __attribute__((always_inline)) static inline void qtile(const int flags, const int mr, size_t live, const uint8_t *a, size_t k4,
-                                                                 const int8_t *panel, __m512 scales, __m512 sums, __m512 biases,
-                                                                 const float *lo, const float *step, size_t row, size_t c, int n,
-                                                                 float *out, const fg_conv_epilogue *e) {
+                                                                 const int8_t *panel, __m512 scale, __m512 offset, size_t row, size_t c,
+                                                                 int n, float *out, const fg_conv_epilogue *e) {
     __m512i acc[QROWS];
     for (int r = 0; r < mr; r++) acc[r] = _mm512_setzero_si512();
     for (size_t g = 0; g < k4 / 4; g++) {
@@ -161,11 +167,7 @@ FG_VNNI __attribute__((always_inline)) static inline void qtile(const int flags,
         }
     }
     __m512 fl[QROWS];
-    for (int r = 0; r < mr; r++) {
-        __m512 scale = _mm512_mul_ps(_mm512_set1_ps(step[r]), scales);
-        __m512 offset = _mm512_fmadd_ps(_mm512_set1_ps(lo[r]), sums, biases);
-        fl[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[r]), scale, offset);
-    }
+    for (int r = 0; r < mr; r++) fl[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[r]), scale, offset);
     __m512 min1_ = _mm512_set1_ps(e->min1), max1_ = _mm512_set1_ps(e->max1);
     __m512 min2_ = _mm512_set1_ps(e->min2), max2_ = _mm512_set1_ps(e->max2);
     long left = (long)n - (long)c;
@@ -180,27 +182,29 @@ FG_VNNI __attribute__((always_inline)) static inline void qtile(const int flags,
     }
 }
 
-/// Rows first…end−1 (at most one tile, already quantised into `a`, k4 bytes each, with their ranges)
-/// for panels first_panel…end_panel−1.
+/// Rows first…end−1 (already quantised into `a`, k4 bytes each) for panels first_panel…end_panel−1.
 FG_VNNI __attribute__((always_inline)) static inline void block_vnni_with(const int flags, const uint8_t *a, size_t k4, const int8_t *packed,
                                                                            const float *scales, const float *sums, const float *biases,
-                                                                           const float *lo, const float *step, int n, float *out,
-                                                                           const fg_conv_epilogue *e, size_t first, size_t end,
-                                                                           size_t first_panel, size_t end_panel) {
-    size_t live = end - first;
-    for (size_t p = first_panel; p < end_panel; p++) {
-        size_t c = p * QPANEL;
-        __m512 vs = _mm512_loadu_ps(scales + c), vm = _mm512_loadu_ps(sums + c), vb = _mm512_loadu_ps(biases + c);
-        const int8_t *panel = packed + p * k4 * QPANEL;
-        // Rows past `end` read the zeroed scratch after the block (and ranges of 0 and 1) and are not stored.
-        if (live > 6) qtile(flags, QROWS, live, a, k4, panel, vs, vm, vb, lo, step, first, c, n, out, e);
-        else qtile(flags, 6, live, a, k4, panel, vs, vm, vb, lo, step, first, c, n, out, e);
+                                                                           float lo, float step, int n, float *out, const fg_conv_epilogue *e,
+                                                                           size_t first, size_t end, size_t first_panel, size_t end_panel) {
+    const __m512 vstep = _mm512_set1_ps(step), vlo = _mm512_set1_ps(lo);
+    for (size_t row = first; row < end; row += QROWS, a += QROWS * k4) {
+        size_t live = end - row < QROWS ? end - row : QROWS;
+        for (size_t p = first_panel; p < end_panel; p++) {
+            size_t c = p * QPANEL;
+            __m512 scale = _mm512_mul_ps(vstep, _mm512_loadu_ps(scales + c));
+            __m512 offset = _mm512_fmadd_ps(vlo, _mm512_loadu_ps(sums + c), _mm512_loadu_ps(biases + c));
+            const int8_t *panel = packed + p * k4 * QPANEL;
+            // Rows past `end` in the last tile read the zeroed scratch after the block and are not stored.
+            if (live > 6) qtile(flags, QROWS, live, a, k4, panel, scale, offset, row, c, n, out, e);
+            else qtile(flags, 6, live, a, k4, panel, scale, offset, row, c, n, out, e);
+        }
     }
 }
 
 FG_VNNI static void block_vnni(const int flags, const uint8_t *a, size_t k4, const int8_t *packed, const float *scales, const float *sums,
-                               const float *biases, const float *lo, const float *step, int n, float *out, const fg_conv_epilogue *e,
-                               size_t first, size_t end, size_t first_panel, size_t end_panel) {
+                               const float *biases, float lo, float step, int n, float *out, const fg_conv_epilogue *e, size_t first,
+                               size_t end, size_t first_panel, size_t end_panel) {
 #define FG_QBLOCK(F) block_vnni_with(F, a, k4, packed, scales, sums, biases, lo, step, n, out, e, first, end, first_panel, end_panel)
     FG_EPILOGUE_DISPATCH(flags, FG_QBLOCK)
 #undef FG_QBLOCK
@@ -215,25 +219,27 @@ int fg_qconv_has_simd(void) {
 #endif
 }
 
-/// Output rows row…stop−1 (at most FG_QCONV_BLOCK, one tile) from their float rows `x` (k values
-/// each, the first being row's): their ranges, their bytes in `scratch`, the products, the epilogue.
+/// Output rows row…stop−1 (at most FG_QCONV_BLOCK) from their float rows `x` (k values each, the
+/// first being row's): the block's range, its bytes in `scratch`, the products and the epilogue.
 static void qconv_block(const float *x, size_t k, size_t k4, const int8_t *packed, const float *scales, const float *sums,
                         const float *biases, int n, float *out, const fg_conv_epilogue *epilogue, uint8_t *scratch, size_t row,
                         size_t stop, size_t first_panel, size_t end_panel, int simd) {
-    float lo[QROWS] = {0}, step[QROWS] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    float lo, step;
     size_t count = stop - row;
 #if FG_HAVE_AVX2_BUILD
     if (simd) {
-        quantize_vnni(x, k, count, scratch, k4, lo, step);
-        // The rows of the tile past `stop`: zeros (read, never stored).
-        memset(scratch + count * k4, 0, (QROWS - count) * k4);
+        block_range_vnni(x, k, 0, count, &lo, &step);
+        quantize_vnni(x, k, 0, count, lo, 1.0f / step, scratch, k4);
+        // The rows of the last tile past `stop`: zeros (read, never stored).
+        memset(scratch + count * k4, 0, QROWS * k4);
         block_vnni(fg_epilogue_flags(epilogue), scratch, k4, packed, scales, sums, biases, lo, step, n, out, epilogue, row, stop,
                    first_panel, end_panel);
         return;
     }
 #endif
     (void)simd;
-    quantize_scalar(x, k, count, scratch, k4, lo, step);
+    block_range_scalar(x, k, 0, count, &lo, &step);
+    quantize_scalar(x, k, 0, count, lo, 1.0f / step, scratch, k4);
     block_scalar(scratch, k4, packed, scales, sums, biases, lo, step, n, out, epilogue, row, stop, first_panel, end_panel);
 }
 

@@ -94,7 +94,9 @@ final class ConvolutionKernel {
             let byRows = max(1, min(threads, rows / 96))
             byChannels = byRows < enough && panels / 2 > byRows
             count = byChannels ? min(enough, panels / 2) : byRows
-            rowsPerPart = byChannels ? rows : (rows + count - 1) / count / 6 * 6 + 6
+            // A multiple of 12 rows: the int8 kernel quantises blocks of rows 12·i … 12·i + 11, so how
+            // the rows are shared between threads changes no value.
+            rowsPerPart = byChannels ? rows : (rows + count - 1) / count / 12 * 12 + 12
             channelUnitsPerPart = byChannels ? (panels + count - 1) / count : panels
             scratchCount = max(1, fg_conv_scratch_count(geometry))
             packed = .allocate(capacity: fg_conv_packed_count(k, n))

@@ -79,6 +79,18 @@ import TestSupport
         #expect(mean <= 0.5 && worst <= 2, "\(c.id): points mean \(mean) px, largest \(worst) px from the float ones")
     }
 
+    @Test(.enabled(if: GoldenParityTests.modelsPresent && vnni, "needs the MediaPipe models and AVX-512 VNNI"))
+    func twoThreadsGiveTheSameValuesAsOne() throws {
+        let c = try #require(GoldenParityTests.cases.first { $0.model == "selfie_segmentation.tflite" })
+        let path = try #require(TestEnvironment.mediaPipeModel(c.model))
+        let graph = try TFLiteImporter.load(path: path)
+        let bytes = try Data(contentsOf: GoldenParityTests.golden.appendingPathComponent(c.input))
+        let input = bytes.map { Float($0) * c.scale + c.offset }
+        let one = try Predictor(graph: graph, options: .init(threads: 1, precision: .int8)).predict([input])[0]
+        let two = try Predictor(graph: graph, options: .init(threads: 2, precision: .int8)).predict([input])[0]
+        #expect(one.count == two.count && zip(one, two).allSatisfy { $0.bitPattern == $1.bitPattern })
+    }
+
     @Test func withoutVNNIOrForFloatThePlanHasNoInt8Convolution() throws {
         var g = NeuralGraph()
         var seed: UInt64 = 5

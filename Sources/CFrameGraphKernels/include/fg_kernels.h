@@ -155,8 +155,8 @@ size_t fg_conv_scratch_count(const fg_conv_geometry *geometry);
 void fg_conv(const float *input, const fg_conv_geometry *geometry, const float *packed, int n, float *out,
              const fg_conv_epilogue *epilogue, float *scratch, int allow_simd);
 /// Dense convolutions in 8-bit integers (convolution_int8.c): float rows in and out, weights per
-/// output channel as signed bytes, each row (an output pixel's window, or for a 1×1 convolution its
-/// input row) quantised to unsigned bytes over its own range as it runs, the
+/// output channel as signed bytes, each block of 12 rows (output pixels: their windows, or for a 1×1
+/// convolution their input rows) quantised to unsigned bytes over its own range as it runs, the
 /// products in AVX-512 VNNI (a scalar build of the same arithmetic elsewhere), the float epilogue of
 /// fg_conv after them.
 /// Bytes of one quantised row of `k` inputs (a window's kernel_h·kernel_w·in_c; k rounded up to four).
