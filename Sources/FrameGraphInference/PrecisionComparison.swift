@@ -25,6 +25,9 @@ public final class PrecisionComparison {
         /// Per frame, for a one-channel output whose values lie in 0…1 (a mask): the IoU of the two
         /// masks at 0.5 (1 where both are empty). Empty for other models.
         public var maskIoU: [Double] = []
+        /// For a classifier (an output of one row of at least 10 scores): frames whose best class
+        /// is the same in both.
+        public var sameTopClass: Int?
         /// Median prediction time of each, milliseconds.
         public var referenceMilliseconds = 0.0, candidateMilliseconds = 0.0
         /// Who ran the candidate's convolutions (``Predictor/kernelChoice``).
@@ -44,6 +47,9 @@ public final class PrecisionComparison {
     private var referenceTimes: [Double] = [], candidateTimes: [Double] = []
     /// The output whose masks are compared, if one is a mask.
     private let maskOutput: Int?
+    /// The output whose best classes are compared, if one holds class scores.
+    private let scoresOutput: Int?
+    private var sameTop = 0
 
     /// `path`: a model file (.tflite, .onnx, MetalTensor .plist) with one RGB image input, or one
     /// lightness input.
@@ -72,6 +78,8 @@ public final class PrecisionComparison {
             let s = reference.outputInfo(i).shape
             return s.count == 4 && s[3] == 1 && s[1] > 1 && s[2] > 1
         }
+        scoresOutput = reference.outputCount == 1 && reference.outputInfo(0).shape.dropLast().allSatisfy { $0 == 1 }
+            && (reference.outputInfo(0).shape.last ?? 0) >= 10 ? 0 : nil
     }
 
     /// Compares the two on `frame`. Returns, for a mask, its IoU and the float mask's pixels above 0.5.
@@ -102,6 +110,11 @@ public final class PrecisionComparison {
             }
             sums[i] += sum / Double(max(1, a.count))
             worst[i] = max(worst[i], most)
+        }
+        if let o = scoresOutput {
+            let a = reference.output(o), b = candidate.output(o)
+            func best(_ t: TensorBuffer) -> Int { (0..<t.count).max { t.pointer[$0] < t.pointer[$1] } ?? 0 }
+            if best(a) == best(b) { sameTop += 1 }
         }
         if let m = maskOutput {
             let a = reference.output(m), b = candidate.output(m)
@@ -139,6 +152,7 @@ public final class PrecisionComparison {
             return (reference.outputInfo(i).name, worst[i], sums[i] / Double(max(1, values)), p99)
         }
         r.maskIoU = ious
+        r.sameTopClass = scoresOutput == nil ? nil : sameTop
         r.referenceMilliseconds = median(referenceTimes)
         r.candidateMilliseconds = median(candidateTimes)
         r.candidateKernels = candidate.kernelChoice

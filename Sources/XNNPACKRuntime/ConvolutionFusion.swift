@@ -43,13 +43,15 @@ struct ConvolutionGroup {
     /// selfie models) are bound by moving their float rows in and out, not by their multiply-adds,
     /// and an RGB image's first layer (3 → 16 channels, 3×3) ran at 0.45 ms in int8 against
     /// 0.21 ms in float: copying and quantising its windows costs more than its products.
-    /// Nor do convolutions over fewer than `int8MinimumPixels` output pixels (a squeeze-and-excite
-    /// block's 1×1 layers over one pixel): they cost microseconds, and their error scales whole channels.
+    /// Nor do convolutions of fewer than `int8MinimumProducts` multiply-adds per window position (a
+    /// squeeze-and-excite block's 1×1 layers over one pixel): they cost microseconds, and their error
+    /// scales whole channels. (EfficientNet-Lite0's 7×7 layers of hundreds of channels do gain.)
     var paysInInt8: Bool {
-        kind == .dense && Int(geometry.in_c) * outputChannels >= Self.int8MinimumWeights
-            && Int(geometry.batch) * Int(geometry.out_h) * Int(geometry.out_w) >= Self.int8MinimumPixels
+        let weights = Int(geometry.in_c) * outputChannels
+        return kind == .dense && weights >= Self.int8MinimumWeights
+            && Int(geometry.batch) * Int(geometry.out_h) * Int(geometry.out_w) * weights >= Self.int8MinimumProducts
     }
-    static let int8MinimumPixels = 64
+    static let int8MinimumProducts = 65536
     static let int8MinimumWeights = 1024
 
     /// A dense 1×1 convolution moved by 1 without padding: its input rows are the matrix rows.

@@ -99,6 +99,7 @@ struct ModelCommand {
         for o in r.outputs {
             print(String(format: "  output '%@': |difference| mean %.6f, 99th percentile %.4f, largest %.4f", o.name, o.meanAbs, o.p99, o.maxAbs))
         }
+        if let same = r.sameTopClass { print("  best class the same in \(same) of \(r.frames) frames") }
         if !r.maskIoU.isEmpty {
             let sorted = r.maskIoU.sorted()
             print(String(format: "  mask IoU at 0.5, per frame: lowest %.4f, median %.4f, mean %.4f; frames below 0.99: %d", sorted[0],
