@@ -6,7 +6,10 @@ wheel (models/cache/efficientnet_lite0.onnx), (c) FrameGraph (`framegraph model 
 --threads 1`) on both files. Every measurement runs in its own process pinned with taskset to one
 CPU (default 0). Prints each round, the median of the round medians and the ratios. Asserts nothing.
 
-  .venv-tools/bin/python tools/bench/labeling_vs_peers.py [--rounds 5] [--runs 100] [--cpu 0] [--threads 1]
+  .venv-tools/bin/python tools/bench/labeling_vs_peers.py [--rounds 5] [--runs 100] [--cpu 0] [--threads 1] [--int8]
+
+--int8 adds FrameGraph with `--precision int8` on the .tflite (its dense convolutions in 8-bit
+integers; the peers stay float32, as the model files are).
 """
 import argparse
 import os
@@ -61,6 +64,7 @@ def main():
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--cpu", default="0")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--int8", action="store_true")
     a = ap.parse_args()
     for f in (TFLITE, ONNX, FG):
         if not os.path.exists(f):
@@ -76,6 +80,9 @@ def main():
         "FrameGraph XNNPACK-conv (.tflite)": [FG, "model", "bench", TFLITE, "--runs", str(a.runs), "--threads", str(a.threads),
                                               "--conv-kernels", "xnnpack"],
     }
+    if a.int8:
+        sides["FrameGraph int8 (.tflite)"] = [FG, "model", "bench", TFLITE, "--runs", str(a.runs), "--threads", str(a.threads),
+                                              "--precision", "int8"]
     results = {k: [] for k in sides}
     for r in range(a.rounds):
         for name, cmd in sides.items():
@@ -88,6 +95,8 @@ def main():
     print(f"  FrameGraph / LiteRT (.tflite)      {med['FrameGraph (.tflite)'] / med['LiteRT (.tflite)']:.3f}")
     print(f"  FrameGraph / onnxruntime (.onnx)   {med['FrameGraph (.onnx)'] / med['onnxruntime (.onnx)']:.3f}")
     print(f"  FrameGraph XNNPACK-conv / LiteRT   {med['FrameGraph XNNPACK-conv (.tflite)'] / med['LiteRT (.tflite)']:.3f}")
+    if a.int8:
+        print(f"  FrameGraph int8 / LiteRT (.tflite) {med['FrameGraph int8 (.tflite)'] / med['LiteRT (.tflite)']:.3f}")
     # Each round's sides ran within seconds of each other: the median of the rounds' own ratios is
     # less moved by the host's slow drift than the ratio of the medians.
     def per_round(a, b):

@@ -5,7 +5,10 @@
 (tools/models/bench_peers.py), interleaved round by round in one run. Prints each round, the median
 of the round medians per runtime, and the ratios. Asserts nothing.
 
-  tools/bench/segmentation_vs_peers.py [--model selfie_segmentation] [--rounds 5] [--runs 200] [--threads 2]
+  tools/bench/segmentation_vs_peers.py [--model selfie_segmentation] [--rounds 5] [--runs 200] [--threads 2] [--int8]
+
+--int8 adds FrameGraph with `--precision int8` (its dense convolutions in 8-bit integers; the peers
+stay float32, as the model files are).
 
 --threads N gives every runtime N inference threads and lets them use both cores (no pinning);
 the default is one thread on CPU 0.
@@ -23,6 +26,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--int8", action="store_true")
     a = ap.parse_args()
     pin = ["taskset", "-c", "0"] if a.threads == 1 else []
     fg = os.path.join(root, ".build/release/framegraph")
@@ -32,7 +36,10 @@ def main():
     model = os.path.join(root, "models/cache", a.model + ".tflite")
     results = {}
     for r in range(a.rounds):
-        for label, extra in (("framegraph", []), ("framegraph, XNNPACK convolutions", ["--conv-kernels", "xnnpack"])):
+        variants = [("framegraph", []), ("framegraph, XNNPACK convolutions", ["--conv-kernels", "xnnpack"])]
+        if a.int8:
+            variants.append(("framegraph int8", ["--precision", "int8"]))
+        for label, extra in variants:
             out = subprocess.run(pin + [fg, "model", "bench", model, "--runs", str(a.runs), "--threads", str(a.threads)] + extra,
                                  check=True, capture_output=True, text=True, cwd=root).stdout
             m = re.search(r"median ([0-9.]+) ms, p95 ([0-9.]+) ms", out)
@@ -51,8 +58,11 @@ def main():
     for k, v in med.items():
         print(f"  {k:32s} {v:.3f} ms")
     ours = med.pop("framegraph")
+    int8 = med.pop("framegraph int8", None)
     for k, v in med.items():
-        print(f"  ratio framegraph / {k}: {ours / v:.3f}")
+        print(f"  ratio framegraph / {k}: {ours / v:.3f}" + (f"   (int8: {int8 / v:.3f})" if int8 and not k.startswith("framegraph") else ""))
+    if int8:
+        print(f"  ratio framegraph int8 / framegraph: {int8 / ours:.3f}")
 
 if __name__ == "__main__":
     sys.exit(main())
