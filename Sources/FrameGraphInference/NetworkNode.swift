@@ -294,7 +294,7 @@ extension NetworkNode {
         public static let scale = NodeOption<Double?>.number(
             "scale", optional: -1e6...1e6, "input normalisation: value = byte × scale + offset (default: the model's)")
         public static let offset = NodeOption<Double?>.number("offset", optional: -1e6...1e6, "see scale")
-        /// The arithmetic: float32, MetalTensor's float16 storage, or int8 1×1 convolutions.
+        /// The arithmetic: float32, MetalTensor's float16 storage, or int8 dense convolutions.
         public static let precision = NodeOption<NetworkPrecision>.choice(
             "precision", default: .float32,
             "fp32; fp16: MetalTensor models (.plist) with fp16 storage as on an iPhone; int8: the dense convolutions in 8-bit integers (AVX-512 VNNI; check with framegraph model compare)")

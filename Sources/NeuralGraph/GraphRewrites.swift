@@ -58,11 +58,7 @@ extension NeuralGraph {
     /// fully connected or arithmetic result into that operation's output clamp.
     public func fusingActivations() -> NeuralGraph {
         var g = self
-        var consumers: [Int: Int] = [:]
-        for n in g.nodes { for i in n.inputs where i >= 0 { consumers[i, default: 0] += 1 } }
-        for o in g.outputs { consumers[o, default: 0] += 1 }
-        var producer: [Int: Int] = [:]
-        for (i, n) in g.nodes.enumerated() { for o in n.outputs { producer[o] = i } }
+        let (consumers, producer) = g.readersAndProducers
         var removed = Set<Int>()
         for (i, node) in g.nodes.enumerated() {
             let activation: FusedActivation
@@ -103,11 +99,7 @@ extension NeuralGraph {
     /// channels, and the upsampling then moves 24 channels instead of 128).
     public func convolvingBeforeUpsampling() -> NeuralGraph {
         var g = self
-        var consumers: [Int: Int] = [:]
-        for n in g.nodes { for i in n.inputs where i >= 0 { consumers[i, default: 0] += 1 } }
-        for o in g.outputs { consumers[o, default: 0] += 1 }
-        var producer: [Int: Int] = [:]
-        for (i, n) in g.nodes.enumerated() { for o in n.outputs { producer[o] = i } }
+        let (consumers, producer) = g.readersAndProducers
         var removed = Set<Int>()
         var replacement: [Int: [NeuralNode]] = [:]
         for (c, conv) in g.nodes.enumerated() {
@@ -145,5 +137,16 @@ extension NeuralGraph {
         }
         g.nodes = nodes
         return g
+    }
+
+    /// Per tensor, how many operations read it (a graph output counts as one more reader), and which
+    /// operation writes it.
+    private var readersAndProducers: (readers: [Int: Int], producer: [Int: Int]) {
+        var readers: [Int: Int] = [:]
+        for n in nodes { for i in n.inputs where i >= 0 { readers[i, default: 0] += 1 } }
+        for o in outputs { readers[o, default: 0] += 1 }
+        var producer: [Int: Int] = [:]
+        for (i, n) in nodes.enumerated() { for o in n.outputs { producer[o] = i } }
+        return (readers, producer)
     }
 }

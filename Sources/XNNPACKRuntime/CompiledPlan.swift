@@ -28,7 +28,7 @@ final class CompiledPlan {
     private var threadpool: pthreadpool_t?
 
     /// Partitions `graph` (already lowered for XNNPACK) into stages and creates them. `int8`: the
-    /// own kernels' 1×1 convolutions run in 8-bit integers.
+    /// dense convolutions that pay (``ConvolutionGroup/paysInInt8``) run in 8-bit integers.
     init(graph: NeuralGraph, threads requested: Int, stagePerOperation: Bool, ownKernels: Bool, int8: Bool = false) throws {
         self.graph = graph
         usesOwnKernels = ownKernels

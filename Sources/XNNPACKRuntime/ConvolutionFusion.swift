@@ -34,7 +34,7 @@ struct ConvolutionGroup {
     var additionRange: (Float, Float) = (-.infinity, .infinity)
     var preluSlopes: Int?
     var hardSwish = false
-    /// Runs in 8-bit integers (`fg_qconv_part`; a dense 1×1 convolution only).
+    /// Runs in 8-bit integers (a dense convolution: `fg_qconv_part` for 1×1, else `fg_qconv_windows_part`).
     var int8 = false
 
     /// Whether ``Predictor/Precision/int8`` runs it in 8-bit integers: a dense convolution with at

@@ -31,6 +31,7 @@ final class ConvolutionKernel {
 
     /// A dense convolution's weights as `fg_qconv_pack` leaves them, and the scratch of each part
     /// (bytes for a block's quantised rows; for a windowed convolution, floats for its windows).
+    /// Parts split by channel panels each quantise the same rows (a layer too small to split by rows).
     private final class QuantizedWeights {
         let inputs: Int32
         let packed: UnsafeMutablePointer<Int8>
