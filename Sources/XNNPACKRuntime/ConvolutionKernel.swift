@@ -100,8 +100,9 @@ final class ConvolutionKernel {
             rowsPerPart = byChannels ? rows : (rows + count - 1) / count / 12 * 12 + 12
             channelUnitsPerPart = byChannels ? (panels + count - 1) / count : panels
             scratchCount = max(1, fg_conv_scratch_count(geometry))
-            packed = .allocate(capacity: fg_conv_packed_count(k, n))
-            fg_conv_pack(weights, bias, k, n, packed)
+            // An int8 convolution keeps only its int8 weights (``QuantizedWeights``).
+            packed = .allocate(capacity: group.int8 ? 1 : fg_conv_packed_count(k, n))
+            if !group.int8 { fg_conv_pack(weights, bias, k, n, packed) }
         case .depthwise:
             let rows = fg_dwconv_rows(geometry), blocks = fg_dwconv_blocks(geometry)
             // By rows when every part gets at least 8 output rows of 8 channels × 16 pixels, else by
