@@ -230,8 +230,9 @@ static void qconv_block(const float *x, size_t k, size_t k4, const int8_t *packe
     if (simd) {
         block_range_vnni(x, k, 0, count, &lo, &step);
         quantize_vnni(x, k, 0, count, lo, 1.0f / step, scratch, k4);
-        // The rows of the last tile past `stop`: zeros (read, never stored).
-        memset(scratch + count * k4, 0, QROWS * k4);
+        // A block is one tile: when it has fewer rows, the tile's rows past `stop` are zeros (read,
+        // never stored). A full block needs none.
+        if (count < QROWS) memset(scratch + count * k4, 0, (QROWS - count) * k4);
         block_vnni(fg_epilogue_flags(epilogue), scratch, k4, packed, scales, sums, biases, lo, step, n, out, epilogue, row, stop,
                    first_panel, end_panel);
         return;

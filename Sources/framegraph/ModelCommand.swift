@@ -59,9 +59,12 @@ struct ModelCommand {
         }
         print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, stages: stages,
                         options: Predictor.Options(threads: threads, convolutions: convolutions,
-                                                   precision: arguments.value("precision") == "int8" ? .int8 : .float32)))
+                                                   precision: predictorPrecision)))
         return 0
     }
+
+    /// The predictor's arithmetic that `--precision` asks for (fp16 is a MetalTensor storage, see `load`).
+    var predictorPrecision: Predictor.Precision { arguments.value("precision") == "int8" ? .int8 : .float32 }
 
     /// `framegraph model compare MODEL CLIP|PHOTO… [--precision int8] [--frames N] [--threads N]`: the
     /// model in float32 and in `--precision` on the same frames (every frame of each clip, at most
@@ -189,7 +192,7 @@ struct ModelCommand {
         guard let directory = arguments.value("output-dir") else {
             throw Arguments.UsageError(description: "model run needs --output-dir DIR")
         }
-        let predictor = try Predictor(graph: graph, options: .init(threads: threads, precision: arguments.value("precision") == "int8" ? .int8 : .float32))
+        let predictor = try Predictor(graph: graph, options: .init(threads: threads, precision: predictorPrecision))
         let input = predictor.input(0)
         if let file = arguments.value("input-f32") {
             let data = try FileCheck.read(file, what: "input", maxBytes: Int64(input.count * 4))
