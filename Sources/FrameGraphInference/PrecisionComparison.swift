@@ -25,6 +25,10 @@ public final class PrecisionComparison {
         /// Per frame, for a one-channel output whose values lie in 0…1 (a mask): the IoU of the two
         /// masks at 0.5 (1 where both are empty). Empty for other models.
         public var maskIoU: [Double] = []
+        /// Per frame after a clip's first, for a mask: the IoU of the float mask with the float mask
+        /// of the frame before (how much the picture itself changes the mask from one frame to the
+        /// next: a scale for ``maskIoU``).
+        public var maskChange: [Double] = []
         /// For a classifier (an output of one row of at least 10 scores): frames whose best class
         /// is the same in both.
         public var sameTopClass: Int?
@@ -43,7 +47,9 @@ public final class PrecisionComparison {
     private var histograms: [[Int]]
     private static let binsPerDecade = 50.0, decades = 10.0
     private var values = 0
-    private var ious: [Double] = []
+    private var ious: [Double] = [], changes: [Double] = []
+    /// The float mask of the frame before (at 0.5), within one clip.
+    private var previousMask: [Bool]?
     private var referenceTimes: [Double] = [], candidateTimes: [Double] = []
     /// The output whose masks are compared, if one is a mask.
     private let maskOutput: Int?
@@ -82,9 +88,28 @@ public final class PrecisionComparison {
             && (reference.outputInfo(0).shape.last ?? 0) >= 10 ? 0 : nil
     }
 
-    /// Compares the two on `frame`. Returns, for a mask, its IoU and the float mask's pixels above 0.5.
+    /// How the two masks of one frame agree at 0.5.
+    public struct MaskAgreement: Sendable, Equatable {
+        /// Pixels in both masks, and in either.
+        public var intersection: Int, union: Int
+        /// Pixels in the float mask.
+        public var pixels: Int
+        /// Intersection over union (1 where both are empty).
+        public var iou: Double { union == 0 ? 1 : Double(intersection) / Double(union) }
+
+        public init(intersection: Int, union: Int, pixels: Int) {
+            self.intersection = intersection
+            self.union = union
+            self.pixels = pixels
+        }
+    }
+
+    /// The next frame starts another clip: its mask is not compared with the last frame's.
+    public func beginClip() { previousMask = nil }
+
+    /// Compares the two on `frame`. Returns, for a mask, how the two masks agree.
     @discardableResult
-    public func add(_ frame: Frame) throws -> (iou: Double, pixels: Int)? {
+    public func add(_ frame: Frame) throws -> MaskAgreement? {
         try input.fill(reference.input(0), from: frame)
         candidate.input(0).pointer.update(from: reference.input(0).pointer, count: reference.input(0).count)
         // Alternate which runs first, so that neither always finds the other's weights in the caches.
@@ -118,17 +143,26 @@ public final class PrecisionComparison {
         }
         if let m = maskOutput {
             let a = reference.output(m), b = candidate.output(m)
-            var both = 0, either = 0
+            var agreement = MaskAgreement(intersection: 0, union: 0, pixels: 0)
+            var mask = [Bool](repeating: false, count: a.count)
             for j in 0..<a.count {
                 let x = a.pointer[j] > 0.5, y = b.pointer[j] > 0.5
-                if x && y { both += 1 }
-                if x || y { either += 1 }
+                mask[j] = x
+                if x { agreement.pixels += 1 }
+                if x && y { agreement.intersection += 1 }
+                if x || y { agreement.union += 1 }
             }
-            let iou = either == 0 ? 1 : Double(both) / Double(either)
-            ious.append(iou)
-            var pixels = 0
-            for j in 0..<a.count where a.pointer[j] > 0.5 { pixels += 1 }
-            return (iou, pixels)
+            ious.append(agreement.iou)
+            if let previous = previousMask, previous.count == mask.count {
+                var both = 0, either = 0
+                for j in 0..<mask.count {
+                    if mask[j] && previous[j] { both += 1 }
+                    if mask[j] || previous[j] { either += 1 }
+                }
+                changes.append(either == 0 ? 1 : Double(both) / Double(either))
+            }
+            previousMask = mask
+            return agreement
         }
         return nil
     }
@@ -152,6 +186,7 @@ public final class PrecisionComparison {
             return (reference.outputInfo(i).name, worst[i], sums[i] / Double(max(1, values)), p99)
         }
         r.maskIoU = ious
+        r.maskChange = changes
         r.sameTopClass = scoresOutput == nil ? nil : sameTop
         r.referenceMilliseconds = median(referenceTimes)
         r.candidateMilliseconds = median(candidateTimes)

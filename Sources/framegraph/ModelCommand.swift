@@ -82,17 +82,26 @@ struct ModelCommand {
         let path = try ModelReference.resolve(model, fallback: nil, roots: [], warn: { _ in }).path
         let comparison = try PrecisionComparison(model: path, precision: precision, threads: threads)
         var low: [String] = []
+        /// Per clip with a mask: its name and the IoU of all its frames together (Σ intersection / Σ union).
+        var clips: [(name: String, iou: Double)] = []
         for file in media {
             let reader = try MediaReader(path: file, options: .init())
-            var read = 0
+            let name = (file as NSString).lastPathComponent
+            var read = 0, intersection = 0, union = 0
+            comparison.beginClip()
             while read < frames, let frame = try reader.nextFrame() {
                 if Interrupts.shared.interrupted { return 130 }
-                if let mask = try comparison.add(frame), mask.iou < 0.99 {
-                    low.append(String(format: "    %@ frame %d: IoU %.4f, float mask %d pixels", (file as NSString).lastPathComponent, read, mask.iou, mask.pixels))
+                if let mask = try comparison.add(frame) {
+                    intersection += mask.intersection
+                    union += mask.union
+                    if mask.iou < 0.99 {
+                        low.append(String(format: "    %@ frame %d: IoU %.4f, float mask %d pixels", name, read, mask.iou, mask.pixels))
+                    }
                 }
                 read += 1
             }
             guard read > 0 else { throw GraphError.io(path: file, reason: "holds no picture") }
+            if union > 0 { clips.append((name, Double(intersection) / Double(union))) }
         }
         let r = comparison.report
         print("model \(model): float32 against \(text), \(r.frames) frames of \(media.count) file(s), \(threads) thread(s)")
@@ -108,6 +117,15 @@ struct ModelCommand {
             print(String(format: "  mask IoU at 0.5, per frame: lowest %.4f, median %.4f, mean %.4f; frames below 0.99: %d", sorted[0],
                          sorted[sorted.count / 2], sorted.reduce(0, +) / Double(sorted.count), sorted.filter { $0 < 0.99 }.count))
             for line in low.prefix(20) { print(line) }
+            if let lowest = clips.min(by: { $0.iou < $1.iou }) {
+                print(String(format: "  mask IoU per clip (its frames together): lowest %.4f (%@); clips below 0.99: %d of %d", lowest.iou,
+                             lowest.name, clips.filter { $0.iou < 0.99 }.count, clips.count))
+            }
+            if !r.maskChange.isEmpty {
+                let change = r.maskChange.sorted()
+                print(String(format: "  for scale, float32's own mask from one frame to the next: IoU median %.4f, lowest %.4f",
+                             change[change.count / 2], change[0]))
+            }
         }
         return 0
     }

@@ -268,11 +268,13 @@ import TestSupport
         #expect(r.status == 0, "\(r.stderr)")
         let s = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: statsURL))
         #expect(s.framesIn == 300 && s.framesOut == 300 && s.droppedBusy == 0)
-        let compare = try runCommand(TestEnvironment.cli, ["model", "compare", "models/cache/selfie_segmentation.tflite", sample, "--frames", "30"])
+        let compare = try runCommand(TestEnvironment.cli, ["model", "compare", "models/cache/selfie_segmentation.tflite", sample, sample, "--frames", "30"])
         #expect(compare.status == 0, "\(compare.stderr)")
-        #expect(compare.stdout.contains("float32 against int8, 30 frames"), "\(compare.stdout)")
+        #expect(compare.stdout.contains("float32 against int8, 60 frames of 2 file(s)"), "\(compare.stdout)")
+        #expect(compare.stdout.contains("float32's own mask from one frame to the next"), "\(compare.stdout)")
         if !compare.stdout.contains("which this CPU lacks") {
-            #expect(compare.stdout.contains("convolutions in 8-bit integers") && compare.stdout.contains("frames below 0.99: 0"), "\(compare.stdout)")
+            #expect(compare.stdout.contains("convolutions in 8-bit integers") && compare.stdout.contains("frames below 0.99: 0")
+                    && compare.stdout.contains("clips below 0.99: 0 of 2"), "\(compare.stdout)")
         }
         let wrong = try runCommand(TestEnvironment.cli, ["run", "pipelines/portrait-segment.fg", "--input", sample, "--set", "net.precision=int4"])
         #expect(wrong.status == 2 && wrong.stderr.contains("precision"), "\(wrong.stderr)")
