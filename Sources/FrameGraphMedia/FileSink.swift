@@ -25,6 +25,21 @@ import FrameGraph
 public final class FileSink: SinkNode, @unchecked Sendable {
     public var path: String
     public let settings: MediaWriter.Settings
+
+    /// Encoder threads of a live run whose `threads` is 0 (auto), for a picture of `pixels`: 1 up to
+    /// `liveSingleThreadPixels`, 2 up to full HD, else the encoder's own choice (0). Steady threads
+    /// rather than x264's automatic 3 + lookahead, which encode in bursts that starve the network's
+    /// worker on a small machine (see ``FileSource/liveSingleThreadPixels``). One x264 `veryfast`
+    /// thread took 25–31 ms a 1080p frame on the 2-vCPU VM, most of a 33 ms tick: frames queued
+    /// before it (end-to-end p99 120–350 ms) and, on a slow hour, came late at the output clock. Two
+    /// threads kept the p99 at 60–96 ms for about the same CPU (docs/BENCHMARKS.md, fifth session).
+    public static func liveThreads(pixels: Int) -> Int {
+        pixels <= liveSingleThreadPixels ? 1 : pixels <= FileSource.liveSingleThreadPixels ? 2 : 0
+    }
+
+    /// Largest picture a live run encodes on one thread (1280×800: x264 `veryfast` about 15 ms a
+    /// frame there on the VM, under half a tick).
+    public static let liveSingleThreadPixels = 1280 * 800
     /// The source whose timing and streams the output follows (nil: the only one upstream).
     public let timingSource: String?
     /// JPEG quality of an image sequence, 2 (best) … 31.
@@ -107,9 +122,7 @@ public final class FileSink: SinkNode, @unchecked Sendable {
             timing = .constantRate(context.fps)
         }
         var settings = settings
-        if context.mode == .live && settings.threads == 0 && input.width * input.height <= FileSource.liveSingleThreadPixels {
-            settings.threads = 1  // live: one steady encoder thread (auto threads burst and starve the network; see FileSource)
-        }
+        if context.mode == .live && settings.threads == 0 { settings.threads = Self.liveThreads(pixels: input.width * input.height) }
         let writer = try MediaWriter(path: path, width: input.width, height: input.height, timing: timing,
                                      color: origin?.color ?? .unspecified, rotation: origin?.rotation ?? 0, settings: settings, origin: origin)
         for note in writer.notes { context.warn("\(name): \(note)") }
@@ -184,7 +197,7 @@ extension FileSink {
                                                      "speed preset, x264's names, mapped onto each encoder's")
         public static let pixelFormat = NodeOption.choice("pixel-format", ["auto"] + VideoCodecChoice.pixelFormats, default: "auto",
                                                           "output pixel format (auto: yuv420p; prores yuv422p10)")
-        public static let threads = NodeOption.int("threads", default: 0, 0...64, "encoder threads (0: the encoder chooses offline; 1 live up to full HD)")
+        public static let threads = NodeOption.int("threads", default: 0, 0...64, "encoder threads (0: the encoder chooses offline; live 1 up to 1280x800, 2 up to full HD)")
         public static let audio = NodeOption.choice("audio", MediaWriter.Settings.audioModes, default: "copy",
                                                     "the source's audio: copy unchanged, drop, or re-encode to aac (the CLI's --audio)")
         public static let timing = NodeOption<String?>.text("timing", required: false,
