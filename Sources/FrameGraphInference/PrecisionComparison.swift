@@ -102,6 +102,16 @@ public final class PrecisionComparison {
             self.union = union
             self.pixels = pixels
         }
+
+        /// How `other` agrees with `mask` (pixels: those of `mask`); both the same size.
+        init(_ mask: [Bool], _ other: [Bool]) {
+            self.init(intersection: 0, union: 0, pixels: 0)
+            for j in 0..<min(mask.count, other.count) {
+                if mask[j] { pixels += 1 }
+                if mask[j] && other[j] { intersection += 1 }
+                if mask[j] || other[j] { union += 1 }
+            }
+        }
     }
 
     /// The next frame starts another clip: its mask is not compared with the last frame's.
@@ -142,25 +152,11 @@ public final class PrecisionComparison {
             if best(a) == best(b) { sameTop += 1 }
         }
         if let m = maskOutput {
-            let a = reference.output(m), b = candidate.output(m)
-            var agreement = MaskAgreement(intersection: 0, union: 0, pixels: 0)
-            var mask = [Bool](repeating: false, count: a.count)
-            for j in 0..<a.count {
-                let x = a.pointer[j] > 0.5, y = b.pointer[j] > 0.5
-                mask[j] = x
-                if x { agreement.pixels += 1 }
-                if x && y { agreement.intersection += 1 }
-                if x || y { agreement.union += 1 }
-            }
+            func threshold(_ t: TensorBuffer) -> [Bool] { (0..<t.count).map { t.pointer[$0] > 0.5 } }
+            let mask = threshold(reference.output(m))
+            let agreement = MaskAgreement(mask, threshold(candidate.output(m)))
             ious.append(agreement.iou)
-            if let previous = previousMask, previous.count == mask.count {
-                var both = 0, either = 0
-                for j in 0..<mask.count {
-                    if mask[j] && previous[j] { both += 1 }
-                    if mask[j] || previous[j] { either += 1 }
-                }
-                changes.append(either == 0 ? 1 : Double(both) / Double(either))
-            }
+            if let previous = previousMask, previous.count == mask.count { changes.append(MaskAgreement(mask, previous).iou) }
             previousMask = mask
             return agreement
         }

@@ -25,21 +25,6 @@ import FrameGraph
 public final class FileSink: SinkNode, @unchecked Sendable {
     public var path: String
     public let settings: MediaWriter.Settings
-
-    /// Encoder threads of a live run whose `threads` is 0 (auto), for a picture of `pixels`: 1 up to
-    /// `liveSingleThreadPixels`, 2 up to full HD, else the encoder's own choice (0). Steady threads
-    /// rather than x264's automatic 3 + lookahead, which encode in bursts that starve the network's
-    /// worker on a small machine (see ``FileSource/liveSingleThreadPixels``). One x264 `veryfast`
-    /// thread took 25–31 ms a 1080p frame on the 2-vCPU VM, most of a 33 ms tick: frames queued
-    /// before it (end-to-end p99 120–350 ms) and, on a slow hour, came late at the output clock. Two
-    /// threads kept the p99 at 60–96 ms for about the same CPU (docs/BENCHMARKS.md, fifth session).
-    public static func liveThreads(pixels: Int) -> Int {
-        pixels <= liveSingleThreadPixels ? 1 : pixels <= FileSource.liveSingleThreadPixels ? 2 : 0
-    }
-
-    /// Largest picture a live run encodes on one thread (1280×800: x264 `veryfast` about 15 ms a
-    /// frame there on the VM, under half a tick).
-    public static let liveSingleThreadPixels = 1280 * 800
     /// The source whose timing and streams the output follows (nil: the only one upstream).
     public let timingSource: String?
     /// JPEG quality of an image sequence, 2 (best) … 31.
@@ -59,6 +44,21 @@ public final class FileSink: SinkNode, @unchecked Sendable {
     }
 
     override public var kind: String { "encode" }
+
+    /// Encoder threads of a live run whose `threads` is 0 (auto), for a picture of `pixels`: 1 up to
+    /// `liveSingleThreadPixels`, 2 up to full HD, else the encoder's own choice (0). Steady threads
+    /// rather than x264's automatic 3 + lookahead, which encode in bursts that starve the network's
+    /// worker on a small machine (see ``FileSource/liveSingleThreadPixels``). One x264 `veryfast`
+    /// thread took 25–31 ms a 1080p frame on the 2-vCPU VM, most of a 33 ms tick: frames queued
+    /// before it (end-to-end p99 120–350 ms) and, on a slow hour, came late at the output clock. Two
+    /// threads kept the p99 at 60–96 ms for about the same CPU (docs/BENCHMARKS.md, fifth session).
+    public static func liveThreads(pixels: Int) -> Int {
+        pixels <= liveSingleThreadPixels ? 1 : pixels <= FileSource.liveSingleThreadPixels ? 2 : 0
+    }
+
+    /// Largest picture a live run encodes on one thread (1280×800: x264 `veryfast` about 15 ms a
+    /// frame there on the VM, under half a tick).
+    public static let liveSingleThreadPixels = 1280 * 800
 
     private var isImageSequence: Bool { ImageSequence.isPattern(path) }
 
