@@ -13,7 +13,8 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     let sink: SinkNode
     private let call: NodeCall
     private let lock = NSLock()
-    private var queue: [Frame] = []
+    /// Frames waiting for their tick, each with its capture time on the output's grid (``onGrid``).
+    private var queue: [(frame: Frame, slot: Double)] = []
     private var last: Frame?
     private let bound: Int
 
@@ -30,8 +31,9 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
         if let raised = context.presentation.observe(latency: now - frame.captureTime, now: now - context.startTime) {
             context.tracer?.instant(String(format: "presentation delay %.1f ms", raised * 1000), lane: lane, at: now, sequence: frame.sequence)
         }
+        let slot = onGrid(frame.captureTime)
         lock.lock()
-        queue.append(frame)
+        queue.append((frame, slot))
         let overflow = max(0, queue.count - bound)
         if overflow > 0 { queue.removeFirst(overflow) }
         let depth = queue.count
@@ -66,8 +68,8 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     func tick(at time: Double, lane: Lane) {
         let delay = context.presentation.current ?? 0
         lock.lock()
-        let dueCount = queue.prefix { onGrid($0.captureTime) + delay <= time + 1e-9 }.count
-        let due = queue.prefix(dueCount)
+        let dueCount = queue.prefix { $0.slot + delay <= time + 1e-9 }.count
+        let due = queue.prefix(dueCount).map(\.frame)
         queue.removeFirst(dueCount)
         lock.unlock()
         if let frame = due.last {
