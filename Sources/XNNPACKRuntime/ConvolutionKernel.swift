@@ -117,7 +117,8 @@ final class ConvolutionKernel {
             fg_dwconv_pack(weights, bias, k, n, packed)
         }
         parts = KernelParts(count: count, threadpool: threadpool)
-        scratch = .allocate(capacity: scratchCount * count)
+        // An int8 convolution gathers its windows into ``QuantizedWeights/windows`` instead.
+        scratch = .allocate(capacity: (group.int8 ? 1 : scratchCount) * count)
         quantized = group.int8 && group.kind == .dense
             ? QuantizedWeights(weights: weights, bias: bias, inputs: k, outputs: n, windowed: !group.isPointwise, parts: count) : nil
         epilogue = .allocate(capacity: 1)

@@ -59,12 +59,19 @@ struct ModelCommand {
         }
         print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, stages: stages,
                         options: Predictor.Options(threads: threads, convolutions: convolutions,
-                                                   precision: predictorPrecision)))
+                                                   precision: try precision().predictor)))
         return 0
     }
 
-    /// The predictor's arithmetic that `--precision` asks for (fp16 is a MetalTensor storage, see `load`).
-    var predictorPrecision: Predictor.Precision { arguments.value("precision") == "int8" ? .int8 : .float32 }
+    /// `--precision` (default `fallback`) read through the nodes' own table, ``NetworkPrecision``: fp32,
+    /// fp16 (a MetalTensor storage, see `load`) or int8 (the predictor's arithmetic).
+    func precision(default fallback: NetworkPrecision = .float32) throws -> NetworkPrecision {
+        let text = arguments.value("precision") ?? fallback.rawValue
+        guard let precision = NetworkPrecision(rawValue: text) else {
+            throw Arguments.UsageError(description: "--precision '\(text)': expected fp32, fp16 (MetalTensor models) or int8")
+        }
+        return precision
+    }
 
     /// `framegraph model compare MODEL CLIP|PHOTO… [--precision int8] [--frames N] [--threads N]`: the
     /// model in float32 and in `--precision` on the same frames (every frame of each clip, at most
@@ -73,14 +80,12 @@ struct ModelCommand {
         guard !media.isEmpty else {
             throw Arguments.UsageError(description: "usage: framegraph model compare MODEL CLIP|PHOTO… [--precision int8] [--frames N]")
         }
-        let text = arguments.value("precision") ?? "int8"
-        guard let precision = Predictor.Precision(rawValue: text == "fp32" ? "float32" : text) else {
-            throw Arguments.UsageError(description: "--precision '\(text)': expected int8 or fp32")
-        }
+        let candidate = try precision(default: .int8), text = candidate.rawValue
+        guard candidate != .float16 else { throw Arguments.UsageError(description: "--precision '\(text)': expected int8 or fp32") }
         let frames = try arguments.integer("frames", default: 300, in: 1...1_000_000)
         let threads = try arguments.integer("threads", default: 1, in: 1...64)
         let path = try ModelReference.resolve(model, fallback: nil, roots: [], warn: { _ in }).path
-        let comparison = try PrecisionComparison(model: path, precision: precision, threads: threads)
+        let comparison = try PrecisionComparison(model: path, precision: candidate.predictor, threads: threads)
         var low: [String] = []
         /// Per clip with a mask: its name and the IoU of all its frames together (Σ intersection / Σ union).
         var clips: [(name: String, iou: Double)] = []
@@ -134,14 +139,11 @@ struct ModelCommand {
     /// integers); a MetalTensor plist with `--precision fp32|fp16`, `--weights BIN`,
     /// `--map JSON` (default: beside the plist) and `--all-layers` (every node's result an output).
     func load(_ path: String, limits: ModelLimits) throws -> NeuralGraph {
-        let precisionText = arguments.value("precision") ?? "fp32"
-        guard let precision = precisionText == "int8" ? .float32 : MetalTensorImporter.Precision(rawValue: precisionText) else {
-            throw Arguments.UsageError(description: "--precision '\(precisionText)': expected fp32, fp16 (MetalTensor models) or int8")
-        }
-        let options = MetalTensorImporter.Options(precision: precision, exposeAllLayers: arguments.has("all-layers"),
+        let precision = try precision()
+        let options = MetalTensorImporter.Options(precision: precision.metalTensorStorage, exposeAllLayers: arguments.has("all-layers"),
                                                   weights: arguments.value("weights"), map: arguments.value("map"))
         if !path.hasSuffix(".plist") {
-            if precisionText == "fp16" { throw Arguments.UsageError(description: "--precision fp16 applies to MetalTensor models (.plist) only") }
+            if precision == .float16 { throw Arguments.UsageError(description: "--precision fp16 applies to MetalTensor models (.plist) only") }
             for key in ["weights", "map"] where arguments.value(key) != nil {
                 throw Arguments.UsageError(description: "--\(key) applies to MetalTensor models (.plist) only")
             }
@@ -210,7 +212,7 @@ struct ModelCommand {
         guard let directory = arguments.value("output-dir") else {
             throw Arguments.UsageError(description: "model run needs --output-dir DIR")
         }
-        let predictor = try Predictor(graph: graph, options: .init(threads: threads, precision: predictorPrecision))
+        let predictor = try Predictor(graph: graph, options: .init(threads: threads, precision: try precision().predictor))
         let input = predictor.input(0)
         if let file = arguments.value("input-f32") {
             let data = try FileCheck.read(file, what: "input", maxBytes: Int64(input.count * 4))
