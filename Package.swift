@@ -8,11 +8,13 @@ let package = Package(
     name: "FrameGraph",
     products: [
         // One library with everything a program needs: `import FrameGraph` for the core, and the
-        // modules of the parts it uses (FrameGraphMedia, FrameGraphFilters, FrameGraphInference,
-        // FrameGraphCamera, FrameGraphPipelines, ModelStore, NeuralGraph, XNNPACKRuntime).
-        .library(name: "FrameGraph", targets: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
-                                               "NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport", "XNNPACKRuntime", "ModelStore",
-                                               "ModelDeployment", "FrameGraphInference", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay"]),
+        // modules of the parts it uses (FrameGraphMedia, FrameGraphFilters, FrameGraphNetwork,
+        // FrameGraphFaces, FrameGraphLabeling, FrameGraphMetalTensor, FrameGraphCamera,
+        // FrameGraphPipelines, FrameGraphModels, NeuralGraph, XNNPACKRuntime).
+        .library(name: "FrameGraph", targets: ["FrameGraph", "FrameGraphResults", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
+                                               "NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport", "XNNPACKRuntime", "ModelFormats",
+                                               "ModelDeployment", "FrameGraphModels", "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling",
+                                               "FrameGraphMetalTensor", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay"]),
         .executable(name: "framegraph", targets: ["framegraph"]),
     ],
     targets: [
@@ -51,8 +53,11 @@ let package = Package(
         .target(name: "MetalTensorImport", dependencies: ["NeuralGraph", "CZlib"]),
         // Runs the graph IR through XNNPACK's subgraph runtime, with own kernels for what it lacks.
         .target(name: "XNNPACKRuntime", dependencies: ["NeuralGraph", "CXNNPACK", "CFrameGraphKernels"]),
+        // What a frame's results are (detections, landmarks, labels), landmark topologies, and the
+        // results file format (JSON Lines); no frames, no dependencies.
+        .target(name: "FrameGraphResults"),
         // Core: frames, pixel formats, buffer pool, nodes, graph, scheduler, clocks, stats, tracing.
-        .target(name: "FrameGraph"),
+        .target(name: "FrameGraph", dependencies: ["FrameGraphResults"]),
         // Thin owning Swift wrappers over FFmpeg (free in deinit, errors thrown with FFmpeg's message).
         .target(name: "FFmpegSupport", dependencies: ["FrameGraph", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale", "CSWResample"]),
         // Sources and sinks: video files in and out, PNG, test pattern.
@@ -61,41 +66,56 @@ let package = Package(
         .target(name: "FrameGraphFilters", dependencies: ["FrameGraph", "FFmpegSupport", "CFrameGraphKernels"]),
         // V4L2 camera source through libv4l2, device listing.
         .target(name: "FrameGraphCamera", dependencies: ["FrameGraph", "CV4L2"]),
-        // Model files by name or path: lookup, importer by format, input normalisation conventions.
-        .target(name: "ModelStore", dependencies: ["NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport"]),
+        // Model files: the format told by content (magic bytes), imported into the graph IR.
+        .target(name: "ModelFormats", dependencies: ["NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport"]),
         // Drawing results on frames: boxes, points, lines, FreeType text; the annotate composite.
         .target(name: "FrameGraphDraw", dependencies: ["FrameGraph", "CFreeType"]),
         // The live preview window (SDL2): the display sink.
         .target(name: "FrameGraphDisplay", dependencies: ["FrameGraph", "CSDL2"]),
         // Model deployment: archives (encrypted or not), signed collections with targeting rules, the
-        // machine's cache, downloads, key fetching; `collection:` and `.fgarchive` model references.
-        .target(name: "ModelDeployment", dependencies: ["ModelStore", "NeuralGraph", "MetalTensorImport", "CModelDeployment"]),
-        // Network node (a model on its own worker), model input preparation, output decoders.
-        .target(name: "FrameGraphInference", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "NeuralGraph", "ModelStore", "XNNPACKRuntime", "MetalTensorImport", "TFLiteImport", "ONNXImport",
-                                                          "CFrameGraphKernels", "ModelDeployment"]),
+        // machine's cache, downloads, key fetching.
+        .target(name: "ModelDeployment", dependencies: ["ModelFormats", "NeuralGraph", "MetalTensorImport", "CModelDeployment"]),
+        // The model service a run carries: search path, format by content, limits, archives and hosted
+        // collections (with fallback), imported graphs shared between nodes, typed errors; ModelUser.
+        .target(name: "FrameGraphModels", dependencies: ["ModelFormats", "ModelDeployment", "NeuralGraph", "MetalTensorImport"]),
+        // The generic network node (a model on its own worker), input preparation, precision, output
+        // decoders (mask, colour) and the detector machinery (anchors, box decoding, NMS, rotated
+        // regions, one-euro smoothing) that domain modules build on.
+        .target(name: "FrameGraphNetwork", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphFilters", "NeuralGraph", "FrameGraphModels", "ModelFormats",
+                                                        "ModelDeployment", "XNNPACKRuntime", "MetalTensorImport", "CFrameGraphKernels"]),
+        // Faces as MediaPipe finds them: BlazeFace detection, the 468-point face mesh, tracking.
+        .target(name: "FrameGraphFaces", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "NeuralGraph", "XNNPACKRuntime"]),
+        // Image labeling as ML Kit does it: classifier metadata, labels, calibration, the labeler API.
+        .target(name: "FrameGraphLabeling", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "ModelFormats", "ModelDeployment", "NeuralGraph",
+                                                         "ONNXImport", "TFLiteImport", "XNNPACKRuntime", "FFmpegSupport"]),
+        // MetalTensor's models as nodes: MetalNeuralNetwork, the face demo with its SSD decoding.
+        .target(name: "FrameGraphMetalTensor", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "MetalTensorImport", "NeuralGraph",
+                                                            "XNNPACKRuntime"]),
         // Pipeline description files: parser, node catalog, builder.
-        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphInference", "ModelStore", "FrameGraphCamera",
-                                                              "FrameGraphDraw", "FrameGraphDisplay"]),
+        .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
+                                                              "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphModels", "FrameGraphNetwork",
+                                                              "FrameGraphFaces", "FrameGraphLabeling", "FrameGraphMetalTensor"]),
         // Micro-benchmarks that print figures (Lab conversion …).
         .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw", "CFrameGraphKernels"]),
         // The command-line tool.
-        .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphInference", "FrameGraphCamera",
-                                                             "XNNPACKRuntime", "NeuralGraph", "ModelStore", "FrameGraphMedia", "FrameGraphDisplay", "TFLiteImport",
-                                                             "ModelDeployment"]),
+        .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphCamera", "FrameGraphModels",
+                                                             "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling", "FrameGraphMetalTensor",
+                                                             "XNNPACKRuntime", "NeuralGraph", "ModelFormats", "FrameGraphMedia", "FrameGraphDisplay", "TFLiteImport",
+                                                             "ModelDeployment", "FFmpegSupport"]),
 
         // Small programs that use FrameGraph as a library (samples/README.md); the tests build and run them.
-        .executableTarget(name: "sample-chain", dependencies: ["FrameGraph", "FrameGraphCamera", "FrameGraphFilters", "FrameGraphInference",
+        .executableTarget(name: "sample-chain", dependencies: ["FrameGraph", "FrameGraphCamera", "FrameGraphFilters", "FrameGraphNetwork",
                                                                "FrameGraphMedia"], path: "samples/ChainInCode"),
-        .executableTarget(name: "sample-colorize", dependencies: ["FrameGraph", "FrameGraphFilters", "FrameGraphInference", "FrameGraphMedia"],
+        .executableTarget(name: "sample-colorize", dependencies: ["FrameGraph", "FrameGraphFilters", "FrameGraphNetwork", "FrameGraphMedia"],
                           path: "samples/ColorizeFile"),
-        .executableTarget(name: "sample-segment-callback", dependencies: ["FrameGraph", "FrameGraphInference", "FrameGraphMedia"],
+        .executableTarget(name: "sample-segment-callback", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphMedia"],
                           path: "samples/SegmentWithCallback"),
 
-        .executableTarget(name: "sample-metaltensor", dependencies: ["FrameGraph", "FrameGraphFilters", "FrameGraphInference", "FrameGraphMedia"],
+        .executableTarget(name: "sample-metaltensor", dependencies: ["FrameGraph", "FrameGraphFilters", "FrameGraphMetalTensor", "FrameGraphMedia"],
                           path: "samples/MetalTensorNetwork"),
-        .executableTarget(name: "sample-label-images", dependencies: ["FrameGraph", "FrameGraphInference", "FFmpegSupport"],
+        .executableTarget(name: "sample-label-images", dependencies: ["FrameGraph", "FrameGraphLabeling", "FFmpegSupport"],
                           path: "samples/LabelImages"),
-        .executableTarget(name: "sample-face-results", dependencies: ["FrameGraph", "FrameGraphInference", "FrameGraphMedia"],
+        .executableTarget(name: "sample-face-results", dependencies: ["FrameGraph", "FrameGraphFaces", "FrameGraphMedia"],
                           path: "samples/FaceResults"),
 
         // libFuzzer targets (tools/fuzz/run.sh builds them with -D FUZZING -sanitize=fuzzer,address);
@@ -106,28 +126,38 @@ let package = Package(
         .executableTarget(name: "fuzz-metaltensor", dependencies: ["FuzzSupport", "MetalTensorImport"], path: "tools/fuzz/targets/fuzz-metaltensor"),
         .executableTarget(name: "fuzz-exif", dependencies: ["FuzzSupport", "FFmpegSupport"], path: "tools/fuzz/targets/fuzz-exif"),
         .executableTarget(name: "fuzz-metadata", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-metadata"),
-        .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
+        .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphResults", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
         .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),
         .executableTarget(name: "fuzz-deployment", dependencies: ["FuzzSupport", "ModelDeployment"], path: "tools/fuzz/targets/fuzz-deployment"),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
         .target(name: "TestSupport", dependencies: ["FrameGraph", "FFmpegSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "FrameGraphTests", dependencies: ["FrameGraph", "TestSupport"]),
+        .testTarget(name: "FrameGraphResultsTests", dependencies: ["FrameGraphResults", "FrameGraph", "FrameGraphDraw", "FrameGraphMedia", "TestSupport"]),
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
         .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "CFrameGraphKernels", "TestSupport"]),
-        .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
+        .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "FrameGraphModels", "TestSupport"]),
         .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "FrameGraph", "TestSupport"]),
         .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "ONNXImport", "CFrameGraphKernels", "TestSupport"]),
-        .testTarget(name: "FrameGraphInferenceTests", dependencies: ["FrameGraphInference", "FrameGraph", "FFmpegSupport", "FrameGraphFilters",
-                                                                  "FrameGraphMedia", "NeuralGraph", "ModelStore", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),
-        .testTarget(name: "CameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
-        .testTarget(name: "ResultsAndDisplayTests", dependencies: ["FrameGraph", "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphMedia", "FrameGraphInference",
-                                                                 "FrameGraphPipelines", "FFmpegSupport", "TestSupport"]),
-        .testTarget(name: "MetalTensorTests", dependencies: ["MetalTensorImport", "NeuralGraph", "XNNPACKRuntime", "FrameGraphInference", "FrameGraph",
-                                                           "FrameGraphMedia", "FrameGraphFilters", "FFmpegSupport", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "TestSupport"]),
-        .testTarget(name: "ModelDeploymentTests", dependencies: ["ModelDeployment", "ModelStore", "NeuralGraph", "FrameGraph", "TestSupport"]),
+        .testTarget(name: "MetalTensorImportTests", dependencies: ["MetalTensorImport", "NeuralGraph", "XNNPACKRuntime", "FrameGraph", "FrameGraphNetwork",
+                                                                 "FFmpegSupport", "TestSupport"]),
+        .testTarget(name: "FrameGraphModelsTests", dependencies: ["FrameGraphModels", "ModelFormats", "ModelDeployment", "NeuralGraph", "TestSupport"]),
+        .testTarget(name: "FrameGraphNetworkTests", dependencies: ["FrameGraphNetwork", "FrameGraphModels", "FrameGraph", "FFmpegSupport", "FrameGraphFilters",
+                                                                 "FrameGraphMedia", "NeuralGraph", "ModelFormats", "XNNPACKRuntime", "TestSupport"]),
+        .testTarget(name: "FrameGraphFacesTests", dependencies: ["FrameGraphFaces", "FrameGraphNetwork", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "TestSupport"]),
+        .testTarget(name: "FrameGraphLabelingTests", dependencies: ["FrameGraphLabeling", "FrameGraphNetwork", "FrameGraphModels", "FrameGraph", "FFmpegSupport",
+                                                                  "ModelFormats", "NeuralGraph", "XNNPACKRuntime", "TestSupport"]),
+        .testTarget(name: "FrameGraphMetalTensorTests", dependencies: ["FrameGraphMetalTensor", "FrameGraphNetwork", "MetalTensorImport", "NeuralGraph", "XNNPACKRuntime",
+                                                                     "FrameGraph", "FrameGraphMedia", "FrameGraphFilters", "FFmpegSupport", "TestSupport"]),
+        .testTarget(name: "FrameGraphCameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
+        .testTarget(name: "FrameGraphDrawTests", dependencies: ["FrameGraph", "FrameGraphDraw", "TestSupport"]),
+        .testTarget(name: "FrameGraphDisplayTests", dependencies: ["FrameGraph", "FrameGraphDisplay", "TestSupport"]),
+        .testTarget(name: "ModelDeploymentTests", dependencies: ["ModelDeployment", "ModelFormats", "NeuralGraph", "FrameGraph", "TestSupport"]),
+        // The CLI's own parts (model compare's arithmetic), tested inside the executable.
+        .testTarget(name: "FrameGraphCLITests", dependencies: ["framegraph", "FrameGraph", "FFmpegSupport", "XNNPACKRuntime", "TestSupport"]),
+        // The built CLI run as a user runs it: pipelines, files, safety, the docs' commands.
+        .testTarget(name: "EndToEndTests", dependencies: ["FrameGraphPipelines", "FrameGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

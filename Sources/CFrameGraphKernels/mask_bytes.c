@@ -1,5 +1,5 @@
 // A segmentation network's probabilities → the bytes of its mask (SegmentationDecoder in
-// FrameGraphInference). See fg_kernels.h.
+// FrameGraphNetwork). See fg_kernels.h.
 //
 // Why in C: Swift's conversion of a float to UInt8 checks its range, and the check keeps the loop
 // scalar; here eight values go through one AVX2 register, with the scalar loop's operations.

@@ -1,5 +1,5 @@
 // NaN and ±infinity in a network's output, replaced by 0 before any decoder sees them
-// (NetworkNode in FrameGraphInference). See fg_kernels.h.
+// (NetworkNode in FrameGraphNetwork). See fg_kernels.h.
 //
 // Why in C: the check runs over every output value of every prediction, and nearly always finds
 // nothing. Swift's loop that stops at the first non-finite value stays scalar; here the first pass

@@ -189,3 +189,19 @@ extension NodeOption {
               defaultValue: value, parse: { Value(rawValue: $0) })
     }
 }
+
+extension NodeOption {
+    /// One of a list of words, each standing for a value (several words may stand for the same one,
+    /// as `centre` and `center` do). Parsed once into the value; any other word is an error naming
+    /// the choices.
+    ///
+    /// ```swift
+    /// static let softmax = NodeOption<Bool?>.choice("softmax", [("auto", nil), ("on", true), ("off", false)], default: "auto", "…")
+    /// ```
+    public static func choice(_ name: String, _ words: [(word: String, value: Value)], default word: String, _ help: String) -> Self {
+        guard let value = words.first(where: { $0.word == word })?.value else { preconditionFailure("default of \(name) not among its choices") }
+        let table = words
+        return .init(spec: OptionSpec(name: name, kind: .choice(words.map(\.word)), defaultText: word, help: help),
+                     defaultValue: value, parse: { text in table.first { $0.word == text }.map(\.value) })
+    }
+}

@@ -18,7 +18,7 @@ public final class PatternSource: SourceNode, @unchecked Sendable {
     /// `frameCount` frames of `width`×`height` (at least 256×16 for the stamp) at `frameRate`, in
     /// `format` (rgb24 or yuv420p).
     public init(name: String = "pattern", width: Int = OptionSpecs.width.defaultValue, height: Int = OptionSpecs.height.defaultValue,
-                format: PixelFormat = PixelFormat(name: OptionSpecs.format.defaultValue) ?? .yuv420p,
+                format: PixelFormat = OptionSpecs.format.defaultValue,
                 frameRate: Double = OptionSpecs.fps.defaultValue, frameCount: Int = OptionSpecs.frames.defaultValue) {
         self.width = width
         self.height = height
@@ -126,7 +126,7 @@ extension PatternSource {
         public static let height = NodeOption.int("height", default: 480, 16...8192, "frame height")
         public static let fps = NodeOption.number("fps", default: 30, 0.1...1000, "frame rate")
         public static let frames = NodeOption.int("frames", default: 300, 1...10_000_000, "number of frames")
-        public static let format = NodeOption.choice("format", ["rgb24", "yuv420p"], default: "yuv420p", "pixel format")
+        public static let format = NodeOption<PixelFormat>.choice("format", [("rgb24", .rgb24), ("yuv420p", .yuv420p)], default: "yuv420p", "pixel format")
         public static let all = [width.spec, height.spec, fps.spec, frames.spec, format.spec]
     }
 }

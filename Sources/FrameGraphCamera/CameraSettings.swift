@@ -59,7 +59,7 @@ public struct CameraSettings: Sendable, Equatable {
     public init(path: String = OptionSpecs.path.defaultValue, width: Int = OptionSpecs.width.defaultValue,
                 height: Int = OptionSpecs.height.defaultValue, fps: Double = OptionSpecs.fps.defaultValue,
                 format: CameraInputFormat = OptionSpecs.format.defaultValue,
-                pixels: PixelFormat = PixelFormat(name: OptionSpecs.pixels.defaultValue) ?? .yuv420p,
+                pixels: PixelFormat = OptionSpecs.pixels.defaultValue,
                 buffers: Int = OptionSpecs.buffers.defaultValue, reconnect: Bool = OptionSpecs.reconnect.defaultValue,
                 reconnectInterval: Double = 0.5, stallTimeout: Double = 5) {
         self.path = path
@@ -108,7 +108,7 @@ extension CameraSettings {
         public static let fps = NodeOption.number("fps", default: 30, 0.1...1000, "requested frame rate (the driver grants the nearest)")
         public static let format = NodeOption<CameraInputFormat>.choice(
             "format", default: .auto, "the camera's own format: yuyv, mjpeg, or auto (YUYV if it offers size and rate, else MJPEG)")
-        public static let pixels = NodeOption.choice("pixels", ["yuv420p", "rgb24"], default: "yuv420p", "pixel format of the frames it emits")
+        public static let pixels = NodeOption<PixelFormat>.choice("pixels", [("yuv420p", .yuv420p), ("rgb24", .rgb24)], default: "yuv420p", "pixel format of the frames it emits")
         public static let buffers = NodeOption.int("buffers", default: 4, 2...32, "capture buffers in the driver's ring")
         public static let reconnect = NodeOption.flag("reconnect", default: false,
                                                       "when unplugged, wait for the camera to come back (looks every 0.5 s) instead of ending the run")

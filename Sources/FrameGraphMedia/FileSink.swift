@@ -195,7 +195,7 @@ extension FileSink {
         public static let bitrate = NodeOption<Int?>.int("bitrate", required: false, 10_000...2_000_000_000, "target bits per second instead of a quality")
         public static let preset = NodeOption.choice("preset", MediaWriter.Settings.presets, default: MediaWriter.Settings.defaultPreset,
                                                      "speed preset, x264's names, mapped onto each encoder's")
-        public static let pixelFormat = NodeOption.choice("pixel-format", ["auto"] + VideoCodecChoice.pixelFormats, default: "auto",
+        public static let pixelFormat = NodeOption<String?>.choice("pixel-format", [("auto", nil)] + VideoCodecChoice.pixelFormats.map { ($0, $0) }, default: "auto",
                                                           "output pixel format (auto: yuv420p; prores yuv422p10)")
         public static let threads = NodeOption.int("threads", default: 0, 0...64, "encoder threads (0: the encoder chooses offline; live 1 up to 1280x800, 2 up to full HD)")
         public static let audio = NodeOption.choice("audio", MediaWriter.Settings.audioModes, default: "copy",
@@ -203,7 +203,7 @@ extension FileSink {
         public static let timing = NodeOption<String?>.text("timing", required: false,
                                                             "the source whose timing, sound and tags the output follows (needed when several reach it)")
         public static let quality = NodeOption.int("quality", default: 3, 2...31, "JPEG quality of an image sequence (2 best … 31)")
-        public static let tune = NodeOption.choice("tune", ["none"] + MediaWriter.Settings.tunes, default: "none",
+        public static let tune = NodeOption<String?>.choice("tune", [("none", nil)] + MediaWriter.Settings.tunes.map { ($0, $0) }, default: "none",
                                                    "x264/x265 tuning (zerolatency: no look-ahead or B-frames, steadier per-frame time, larger files)")
         public static let all = [path.spec, codec.spec, crf.spec, bitrate.spec, preset.spec, pixelFormat.spec, threads.spec, audio.spec,
                                  timing.spec, quality.spec, tune.spec]

@@ -148,7 +148,7 @@ extension FileSource {
         public static let duration = NodeOption<Double?>.number("duration", optional: 0.001...10_000_000, "stop after this many seconds")
         public static let loop = NodeOption.flag("loop", default: false, "start again at the end")
         public static let threads = NodeOption.int("threads", default: 0, 0...64, "decoder threads (0: FFmpeg chooses offline; 1 live up to full HD)")
-        public static let orientation = NodeOption.choice("orientation", MediaReader.Orientation.allCases.map(\.rawValue), default: "upright",
+        public static let orientation = NodeOption<MediaReader.Orientation>.choice("orientation", default: .upright,
                                                           "upright: turn phone videos as their rotation says; carry: keep frames as stored, the output carries the rotation")
         public static let rate = NodeOption.number("rate", default: 25, 0.01...1000, "frames per second of an image sequence (frames/%05d.png)")
         public static let all = [path.spec, start.spec, duration.spec, loop.spec, threads.spec, orientation.spec, rate.spec]

@@ -15,7 +15,7 @@ extension NodeType {
         typealias S = CameraSettings.OptionSpecs
         let settings = CameraSettings(
             path: try o.value(S.path), width: try o.value(S.width), height: try o.value(S.height), fps: try o.value(S.fps),
-            format: try o.value(S.format), pixels: PixelFormat(name: try o.value(S.pixels)) ?? .yuv420p,
+            format: try o.value(S.format), pixels: try o.value(S.pixels),
             buffers: try o.value(S.buffers), reconnect: try o.value(S.reconnect))
         do {
             try settings.validate()

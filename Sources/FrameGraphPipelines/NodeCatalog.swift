@@ -1,5 +1,6 @@
 import Foundation
 import FrameGraph
+import FrameGraphModels
 
 /// A kind of node that pipeline files can declare: its name, role, options and how to make it.
 public struct NodeType: Sendable {
@@ -66,6 +67,8 @@ public struct OptionValues: Sendable {
     let declaration: PipelineDocument.Declaration
     let specs: [OptionSpec]
     let file: String
+    /// The run's model service: where nodes find models and the files that go with them.
+    public let models: ModelService
 
     func option(_ key: String) -> PipelineDocument.Option? {
         declaration.options.first { $0.key == key }
@@ -75,12 +78,6 @@ public struct OptionValues: Sendable {
         let text = "node '\(declaration.name)': option '\(option.key)': \(message)"
         if let origin = option.origin { return PipelineError(origin: origin, message: text) }
         return PipelineError(file: file, line: option.valueLocation.line, column: option.valueLocation.column, message: text)
-    }
-
-    /// The project folder of the pipeline file (the parent of its folder, e.g. the checkout for
-    /// `pipelines/x.fg`), where bare model names are also looked up.
-    public var projectFolder: String {
-        URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().path
     }
 
     /// The pipeline file the declaration is in (as given).

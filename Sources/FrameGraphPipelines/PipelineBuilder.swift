@@ -1,5 +1,6 @@
 import Foundation
 import FrameGraph
+import FrameGraphModels
 
 /// A pipeline made from a description file: its nodes by name and its sources, ready for
 /// ``GraphRunner``.
@@ -25,19 +26,21 @@ public struct Pipeline: @unchecked Sendable {
 
     /// Loads and builds a pipeline file (see ``PipelineDocument`` for the format), after applying
     /// `overrides` (node, key, value).
-    public static func load(path: String, catalog: NodeCatalog = .standard,
+    public static func load(path: String, catalog: NodeCatalog = .standard, models: ModelService? = nil,
                             overrides: [(node: String, key: String, value: String)] = []) throws -> Pipeline {
         var document = try parseFile(path: path)
         for o in overrides where !document.override(node: o.node, key: o.key, value: o.value) {
             throw PipelineError(file: path, line: 1, column: 1,
                                 message: "--set names node '\(o.node)', which the pipeline does not declare\(didYouMean(o.node, document.declarations.map(\.name)))")
         }
-        return try build(document, catalog: catalog)
+        return try build(document, catalog: catalog, models: models)
     }
 
-    /// Makes the nodes of `document` and connects them.
-    public static func build(_ document: PipelineDocument, catalog: NodeCatalog = .standard) throws -> Pipeline {
+    /// Makes the nodes of `document` and connects them. Every node that loads models gets `models`
+    /// (default: the standard service for this pipeline file: its folder first on the search path).
+    public static func build(_ document: PipelineDocument, catalog: NodeCatalog = .standard, models: ModelService? = nil) throws -> Pipeline {
         let file = document.file
+        let models = models ?? ModelService(.standard(pipelineFile: file))
         if document.declarations.count > RunOptions.maxNodesDefault {
             let d = document.declarations[RunOptions.maxNodesDefault]
             throw PipelineError(file: file, line: d.location.line, column: d.location.column,
@@ -56,10 +59,12 @@ public struct Pipeline: @unchecked Sendable {
                 if let origin = o.origin { throw PipelineError(origin: origin, message: message) }
                 throw PipelineError(file: file, line: o.location.line, column: o.location.column, message: message)
             }
-            let values = OptionValues(declaration: d, specs: type.options, file: file)
+            let values = OptionValues(declaration: d, specs: type.options, file: file, models: models)
             try values.validate()
             do {
-                nodes.append((d.name, d.type, try type.make(d.name, values)))
+                let node = try type.make(d.name, values)
+                if let user = node as? any ModelUser { user.models = models }
+                nodes.append((d.name, d.type, node))
             } catch let error as GraphError {
                 throw PipelineError(file: file, line: d.location.line, column: d.location.column, message: error.description)
             }

@@ -4,9 +4,12 @@ import FrameGraph
 import FrameGraphDisplay
 import FrameGraphDraw
 import FrameGraphFilters
-import FrameGraphInference
+import FrameGraphFaces
+import FrameGraphLabeling
 import FrameGraphMedia
-import ModelStore
+import FrameGraphMetalTensor
+import FrameGraphModels
+import FrameGraphNetwork
 
 extension NodeCatalog {
     /// FrameGraph's own node types. Each type's options, defaults and ranges come from its node's
@@ -18,14 +21,14 @@ extension NodeCatalog {
             typealias S = FileSource.OptionSpecs
             return FileSource(name: name, path: try o.required(S.path), options: .init(
                 start: try o.value(S.start), duration: try o.value(S.duration), loop: try o.value(S.loop), threads: try o.value(S.threads),
-                orientation: MediaReader.Orientation(rawValue: try o.value(S.orientation)) ?? .upright, rate: try o.value(S.rate)))
+                orientation: try o.value(S.orientation), rate: try o.value(S.rate)))
         },
         .camera,
         NodeType(name: "pattern", role: .source, summary: "synthetic frames with the frame number stamped in",
                  options: PatternSource.OptionSpecs.all) { name, o in
             typealias S = PatternSource.OptionSpecs
             return PatternSource(name: name, width: try o.value(S.width), height: try o.value(S.height),
-                                 format: PixelFormat(name: try o.value(S.format)) ?? .yuv420p,
+                                 format: try o.value(S.format),
                                  frameRate: try o.value(S.fps), frameCount: try o.value(S.frames))
         },
         NodeType(name: "crop", role: .filter, summary: "keep a rectangle (zero copy)", options: Crop.OptionSpecs.all) { name, o in
@@ -63,27 +66,22 @@ extension NodeCatalog {
                            NetworkNode.OptionSpecs.fallback.spec]) { name, o in
             typealias S = NetworkNode.OptionSpecs
             let normalization = try o.inputNormalization()
-            let node = NetworkNode(name: name, model: try o.required(S.segmentModel),
-                                   decoder: SegmentationDecoder(smoothing: Float(try o.value(SegmentationDecoder.smoothingOption)),
-                                                                low: Float(try o.value(SegmentationDecoder.lowOption)),
-                                                                high: Float(try o.value(SegmentationDecoder.highOption))),
-                                   options: .init(threads: try o.value(S.threads), normalization: normalization,
-                                                  precision: try o.value(S.precision),
-                                                  weights: try o.value(S.weights), fallback: try o.value(S.fallback)))
-            node.modelSearchRoots = [o.projectFolder]
-            return node
+            let low = try o.value(SegmentationDecoder.lowOption), high = try o.value(SegmentationDecoder.highOption)
+            guard low < high else {
+                throw GraphError.invalidOption(node: name, option: "mask-low", reason: "must be below mask-high (\(OptionKind.format(high))), got \(OptionKind.format(low))")
+            }
+            return NetworkNode(name: name, model: try o.required(S.segmentModel),
+                               decoder: SegmentationDecoder(smoothing: Float(try o.value(SegmentationDecoder.smoothingOption)), low: Float(low), high: Float(high)),
+                               options: .init(threads: try o.value(S.threads), normalization: normalization, precision: try o.value(S.precision),
+                                              weights: try o.value(S.weights), fallback: try o.value(S.fallback)))
         },
         NodeType(name: "detect-faces", role: .filter,
                  summary: "face detector (MediaPipe's BlazeFace, short or full range) on its own worker: frame → results (boxes, 6 keypoints)",
                  options: FaceDetection.OptionSpecs.all) { name, o in
             typealias S = FaceDetection.OptionSpecs
-            let node = FaceDetection.node(name: name, range: FaceDetection.Range(rawValue: try o.value(S.range)) ?? .short,
-                                          model: try o.value(S.model), threads: try o.value(S.threads),
-                                          minScore: try o.value(S.minScore).map(Float.init), maxFaces: try o.value(S.maxFaces),
-                                          overlap: Float(try o.value(S.overlap)),
-                                          algorithm: NonMaxSuppression.Algorithm(rawValue: try o.value(S.suppression)) ?? .weighted)
-            node.modelSearchRoots = [o.projectFolder]
-            return node
+            return FaceDetection.node(name: name, range: try o.value(S.range), model: try o.value(S.model), threads: try o.value(S.threads),
+                                      minScore: try o.value(S.minScore).map(Float.init), maxFaces: try o.value(S.maxFaces),
+                                      overlap: Float(try o.value(S.overlap)), algorithm: try o.value(S.suppression))
         },
         NodeType(name: "face-landmarks", role: .filter,
                  summary: "face mesh as MediaPipe's: BlazeFace finds faces, 468 landmarks per face, tracked from frame to frame (worker): frame → results",
@@ -94,14 +92,12 @@ extension NodeCatalog {
             options.minDetectionScore = Float(try o.value(S.minScore))
             options.minPresence = Float(try o.value(S.minPresence))
             options.detectEvery = try o.value(S.detectEvery)
-            options.lines = FaceLandmarksNode.Lines(rawValue: try o.value(S.lines)) ?? .contours
+            options.lines = try o.value(S.lines)
             options.threads = try o.value(S.threads)
-            if try o.value(S.smoothing) == "one-euro" {
+            if try o.value(S.smoothing) {
                 options.smoothing = OneEuroFilter.Settings(minCutoff: Float(try o.value(S.minCutoff)), beta: Float(try o.value(S.beta)))
             }
-            let node = FaceLandmarksNode(name: name, detectorModel: try o.value(S.detector), landmarkModel: try o.value(S.model), options: options)
-            node.modelSearchRoots = [o.projectFolder]
-            return node
+            return FaceLandmarksNode(name: name, detectorModel: try o.value(S.detector), landmarkModel: try o.value(S.model), options: options)
         },
         NodeType(name: "metaltensor-faces", role: .filter,
                  summary: "MetalTensor's face demo, its model files unchanged: RapidFaceDetect on a tracked square, 68 Landmarks (worker): frame → results",
@@ -110,23 +106,21 @@ extension NodeCatalog {
             var options = MetalTensorFacesNode.Options()
             options.precision = try o.value(S.precision)
             options.outside = try o.value(S.outside)
-            options.smoothing = try o.value(S.smoothing) == "app"
+            options.smoothing = try o.value(S.smoothing)
             options.landmarks = try o.value(S.points)
             options.squareScale = try o.value(S.square)
             options.scan = try o.value(S.scan)
             options.threads = try o.value(S.threads)
-            let node = MetalTensorFacesNode(name: name, detector: try o.value(S.detector), config: try o.value(S.config),
-                                            landmarks: try o.value(S.landmarks), meanShape: try o.value(S.meanShape), options: options)
-            node.modelSearchRoots = [o.projectFolder]
-            return node
+            return MetalTensorFacesNode(name: name, detector: try o.value(S.detector), config: try o.value(S.config),
+                                        landmarks: try o.value(S.landmarks), meanShape: try o.value(S.meanShape), options: options)
         },
         NodeType(name: "label", role: .filter,
                  summary: "image labeling as ML Kit does it (labels, normalisation and threshold from the model's metadata) on its own worker: frame → results",
                  options: ImageLabelerOptions.Specs.all) { name, o in
             typealias S = ImageLabelerOptions.Specs
-            return try NetworkNode.labeler(name: name, model: try o.value(S.model), roots: [o.projectFolder],
+            return try NetworkNode.labeler(name: name, model: try o.value(S.model), models: o.models,
                                            threshold: try o.value(S.threshold).map(Float.init), maxResults: try o.value(S.maxResults),
-                                           centreCrop: try o.value(S.crop) != "whole", softmax: ["on": true, "off": false][try o.value(S.softmax)],
+                                           centreCrop: try o.value(S.crop), softmax: try o.value(S.softmax),
                                            threads: try o.value(S.threads), fallback: try o.value(S.fallback),
                                            warn: { FileHandle.standardError.write(Data("framegraph: warning: \($0)\n".utf8)) })
         },
@@ -143,20 +137,16 @@ extension NodeCatalog {
             let normalization = try o.inputNormalization()
             var labels: [String] = []
             if let file = try o.value(C.labels) {
-                let path = file.hasPrefix("/") || FileManager.default.fileExists(atPath: file) ? file
-                    : URL(fileURLWithPath: o.projectFolder).appendingPathComponent(file).path
-                do { labels = try ClassificationDecoder.labels(path: path, format: try o.value(C.labelFormat)) } catch {
+                do { labels = try ClassificationDecoder.labels(path: try o.models.locate(file, what: "labels file"), format: try o.value(C.labelFormat)) } catch {
                     throw GraphError.invalidOption(node: name, option: "labels", reason: "\(file): \(FrameGraph.describe(error))")
                 }
             }
             let decoder = ClassificationDecoder(labels: labels, top: try o.value(C.top), minScore: Float(try o.value(C.minScore)),
-                                                softmax: ["on": true, "off": false][try o.value(C.softmax)])
-            let node = NetworkNode(name: name, model: try o.required(C.model), decoder: decoder,
-                                   options: .init(threads: try o.value(S.threads), normalization: normalization,
-                                                  precision: try o.value(S.precision), weights: try o.value(S.weights),
-                                                  fallback: try o.value(S.fallback)))
-            node.modelSearchRoots = [o.projectFolder]
-            return node
+                                                softmax: try o.value(C.softmax))
+            return NetworkNode(name: name, model: try o.required(C.model), decoder: decoder,
+                               options: .init(threads: try o.value(S.threads), normalization: normalization,
+                                              precision: try o.value(S.precision), weights: try o.value(S.weights),
+                                              fallback: try o.value(S.fallback)))
         },
         NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness",
                  options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,
@@ -167,11 +157,9 @@ extension NodeCatalog {
             let normalization = InputNormalization(scale: Float(try o.value(S.lightnessScale)), offset: Float(try o.value(S.lightnessOffset)))
             let decoder = ColorizerDecoder(smoothing: Float(try o.value(ColorizerDecoder.OptionSpecs.smoothing)),
                                            sceneCut: Float(try o.value(ColorizerDecoder.OptionSpecs.sceneCut)), inputScale: normalization.scale)
-            let node = NetworkNode(name: name, model: try o.value(S.colorizeModel), decoder: decoder,
-                                   options: .init(threads: try o.value(S.threads), normalization: normalization, input: .lightness,
-                                                  precision: try o.value(S.precision)))
-            node.modelSearchRoots = [o.projectFolder]
-            return node
+            return NetworkNode(name: name, model: try o.value(S.colorizeModel), decoder: decoder,
+                               options: .init(threads: try o.value(S.threads), normalization: normalization, input: .lightness,
+                                              precision: try o.value(S.precision)))
         },
         NodeType(name: "recombine", role: .composite, summary: "frame's own Lab lightness + upsampled a/b → RGB (or, for HD, Y' kept and chroma coloured)",
                  ports: ["frame", "ab"], options: LabRecombine.OptionSpecs.all) { name, o in
@@ -228,11 +216,10 @@ extension NodeCatalog {
                  summary: "video file (.mp4 .mov .mkv .webm; h264 h265 vp9 av1 ffv1 prores) with the source's timing, audio and tags, or an image sequence",
                  options: FileSink.OptionSpecs.all) { name, o in
             typealias S = FileSink.OptionSpecs
-            let pixel = try o.value(S.pixelFormat), tune = try o.value(S.tune)
             var settings = MediaWriter.Settings(codec: try o.value(S.codec), crf: try o.value(S.crf), bitrate: try o.value(S.bitrate),
-                                                preset: try o.value(S.preset), pixelFormat: pixel == "auto" ? nil : pixel,
+                                                preset: try o.value(S.preset), pixelFormat: try o.value(S.pixelFormat),
                                                 threads: try o.value(S.threads), audio: try o.value(S.audio))
-            settings.tune = tune == "none" ? nil : tune
+            settings.tune = try o.value(S.tune)
             return FileSink(name: name, path: try o.required(S.path), settings: settings,
                             timingSource: try o.value(S.timing), jpegQuality: try o.value(S.quality))
         },

@@ -62,9 +62,8 @@ public struct MachineConfig: Codable, Sendable, Equatable {
     }
 
     /// The config file to use: `explicit`, else the environment's, else the XDG location.
-    public static func location(explicit: String?) -> String {
+    public static func location(explicit: String?, environment env: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let explicit { return explicit }
-        let env = ProcessInfo.processInfo.environment
         if let path = env["FRAMEGRAPH_MACHINE_CONFIG"], !path.isEmpty { return path }
         let base = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.config")
         return base + "/framegraph/machine.json"

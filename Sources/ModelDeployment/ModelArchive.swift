@@ -1,6 +1,6 @@
 import Foundation
 import MetalTensorImport
-import ModelStore
+import ModelFormats
 import NeuralGraph
 
 /// A model packed for deployment (`.fgarchive`): its files and a manifest, optionally encrypted with
@@ -28,23 +28,26 @@ public enum ModelArchive {
     public static func create(modelPath: String, name: String?, version: String, key: TeamKey?, output: String) throws -> ArchiveManifest {
         try JSONFile.requireAbsent(output)
         let url = URL(fileURLWithPath: modelPath)
-        let ext = url.pathExtension.lowercased()
         var paths = [modelPath]
         let format: String
-        switch ext {
-        case "tflite", "onnx":
-            format = ext
+        let detected: ModelFormat
+        do { detected = try ModelFormat.detect(path: modelPath) } catch {
+            throw DeploymentError.invalidFile(path: modelPath, reason: "\(error)")
+        }
+        switch detected {
+        case .tflite, .onnx:
+            format = detected.rawValue
             let labels = url.deletingPathExtension().appendingPathExtension("labels.txt").path
             if FileManager.default.fileExists(atPath: labels) { paths.append(labels) }
-        case "plist":
+        case .metalTensor:
             format = "metaltensor"
             let companions = MetalTensorImporter.companions(of: modelPath)
             for p in [companions.map, companions.weights] where FileManager.default.fileExists(atPath: p) { paths.append(p) }
-        default:
-            throw DeploymentError.usage("\(modelPath): a model to archive is a .tflite, .onnx or MetalTensor .plist")
+        case .archive, .zip:
+            throw DeploymentError.usage("\(modelPath): a model to archive is a TFLite, ONNX or MetalTensor model, not a \(detected)")
         }
         let graph: NeuralGraph
-        do { graph = try ModelLoader.load(path: modelPath) } catch let error as ModelError {
+        do { graph = try ModelImport.load(path: modelPath) } catch let error as ModelError {
             throw DeploymentError.invalidFile(path: modelPath, reason: "the model does not load: \(error)")
         }
         var files: [ArchiveManifest.File] = [], payload: [UInt8] = []

@@ -21,8 +21,8 @@ public struct ModelCache: Sendable {
 
     public init(root: String) { self.root = root }
 
-    public static func defaultLocation() -> String {
-        let env = ProcessInfo.processInfo.environment
+    /// The cache folder `environment` points to (read once by the caller: the model service).
+    public static func defaultLocation(environment env: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let path = env["FRAMEGRAPH_MODEL_CACHE"], !path.isEmpty { return path }
         let base = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
         return base + "/framegraph/models"

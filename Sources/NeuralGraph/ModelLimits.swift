@@ -48,9 +48,8 @@ extension NeuralGraph {
         }
         guard bytes <= limits.memoryBudgetBytes else {
             let largest = tensors.max { (elementCount($0.shape) ?? 0) < (elementCount($1.shape) ?? 0) }
-            throw ModelError.malformed(file: file, reason: "the model needs \(bytes >> 20) MiB of tensors, over the memory budget of \(limits.memoryBudgetBytes >> 20) MiB"
-                                       + (largest.map { " (largest: '\($0.name)' \(describe($0.shape)))" } ?? "")
-                                       + "; raise it with --model-budget MB if this is intended", offset: nil)
+            throw ModelError.overBudget(file: file, neededBytes: bytes, budgetBytes: limits.memoryBudgetBytes,
+                                        largest: largest.map { "'\($0.name)' \(describe($0.shape))" })
         }
         var defined = [Bool](repeating: false, count: tensors.count)
         for i in inputs where tensors.indices.contains(i) { defined[i] = true }

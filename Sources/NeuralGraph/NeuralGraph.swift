@@ -88,6 +88,11 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
     /// An encrypted model's team key could not be fetched from the key service (offline, refused,
     /// no key service configured); distinct from a damaged model.
     case keyFetch(keyID: String, reason: String)
+    /// A model named by `reference` is in none of the `places` searched (each a folder or file, with
+    /// why it was searched); `hint` says how to add a place.
+    case notFound(reference: String, places: [String], hint: String)
+    /// The model's tensors need more memory than the budget allows (`--model-budget`).
+    case overBudget(file: String, neededBytes: Int, budgetBytes: Int, largest: String?)
 
     public var description: String {
         switch self {
@@ -107,6 +112,11 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
             return "\(operation): \(reason)"
         case .keyFetch(let keyID, let reason):
             return "team key '\(keyID)': could not fetch it from the key service: \(reason)"
+        case .notFound(let reference, let places, let hint):
+            return "model not found: '\(reference)'; looked in: \(places.joined(separator: "; "))\(hint.isEmpty ? "" : "; \(hint)")"
+        case .overBudget(let file, let needed, let budget, let largest):
+            return "\(file): the model needs \(needed >> 20) MiB of tensors, over the memory budget of \(budget >> 20) MiB"
+                + (largest.map { " (largest: \($0))" } ?? "") + "; raise it with --model-budget MB if this is intended"
         }
     }
 }

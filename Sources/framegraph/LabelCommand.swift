@@ -2,7 +2,8 @@ import FFmpegSupport
 import Foundation
 import ModelDeployment
 import FrameGraph
-import FrameGraphInference
+import FrameGraphLabeling
+import FrameGraphModels
 
 /// `framegraph label [--model M] [--threshold T] [--max-results N] [--crop centre] [--json] FILE…`:
 /// ML Kit's image labeling from the command line. A photo (a file with one picture) prints its
@@ -27,8 +28,10 @@ struct LabelCommand {
         }
         let specs = ImageLabelerOptions.Specs.self
         // --model may also be an archive (.fgarchive) or a hosted model (collection:NAME/ENTRY).
-        if let config = arguments.value("machine-config") { ModelReference.machineConfigPath = config }
+        var models = ModelService.Configuration.standard()
+        models.machineConfigPath = arguments.value("machine-config")
         var options = ImageLabelerOptions(localModel: LocalModel(path: arguments.value("model") ?? specs.model.defaultValue))
+        options.models = ModelService(models)
         options.confidenceThreshold = try arguments.number("threshold", in: 0...1).map(Float.init)
         options.maxResultCount = try arguments.integer("max-results", default: specs.maxResults.defaultValue, in: 1...1000)
         options.threads = try arguments.integer("threads", default: 1, in: 1...64)

@@ -1,10 +1,11 @@
 import FFmpegSupport
 import Foundation
 import FrameGraph
-import FrameGraphInference
+import FrameGraphModels
+import FrameGraphNetwork
 import MetalTensorImport
 import ModelDeployment
-import ModelStore
+import ModelFormats
 import TFLiteImport
 import NeuralGraph
 import XNNPACKRuntime
@@ -35,15 +36,22 @@ struct ModelCommand {
         let start = Date()
         // An archive (.fgarchive) or a hosted model (collection:NAME/ENTRY) is opened in memory first.
         var archiveLines: [String] = []
-        if ModelReference.needsResolving(words[2]) {
-            if let config = arguments.value("machine-config") { ModelReference.machineConfigPath = config }
-            if !ModelReference.isCollection(words[2]) {
-                let m = try ModelArchive.manifest(path: words[2])
-                archiveLines = ["archive \(words[2]): \(m.name) \(m.version), \(m.modelFormat), files \(m.files.map(\.name).joined(separator: ", "))"
-                                + (m.encryption.map { ", encrypted (\($0.algorithm), team key \($0.keyID))" } ?? ", not encrypted")]
-            }
+        let models = service(limits: limits)
+        if !ModelReference.isCollection(words[2]), let file = try? models.locate(words[2]), (try? models.format(of: file)) == .archive {
+            let m = try ModelArchive.manifest(path: file)
+            archiveLines = ["archive \(words[2]): \(m.name) \(m.version), \(m.modelFormat), files \(m.files.map(\.name).joined(separator: ", "))"
+                            + (m.encryption.map { ", encrypted (\($0.algorithm), team key \($0.keyID))" } ?? ", not encrypted")]
+            archiveLines += m.inputs.map { "  input '\($0.name)': \($0.shape)" } + m.outputs.map { "  output '\($0.name)': \($0.shape)" }
         }
-        let resolved = try ModelReference.resolve(words[2], fallback: nil, roots: [], warn: { _ in })
+        let resolved: ResolvedModel
+        do {
+            resolved = try models.resolve(words[2])
+        } catch where words[1] == "info" && !archiveLines.isEmpty {
+            // The manifest is readable without the key: show it, and say why the model itself is not.
+            for line in archiveLines { print(line) }
+            print("  the model inside cannot be opened on this machine: \(FrameGraph.describe(error))")
+            return 0
+        }
         if ModelReference.isCollection(words[2]) { archiveLines = ["source: \(resolved.source)"] }
         let path = resolved.path
         let graph = try load(path, limits: limits)
@@ -84,7 +92,7 @@ struct ModelCommand {
         guard candidate != .float16 else { throw Arguments.UsageError(description: "--precision '\(text)': expected int8 or fp32") }
         let frames = try arguments.integer("frames", default: 300, in: 1...1_000_000)
         let threads = try arguments.integer("threads", default: 1, in: 1...64)
-        let path = try ModelReference.resolve(model, fallback: nil, roots: [], warn: { _ in }).path
+        let path = try service(limits: try ModelCommand.limits(arguments)).resolve(model).path
         let comparison = try PrecisionComparison(model: path, precision: candidate.predictor, threads: threads)
         var low: [String] = []
         /// Per clip with a mask: its name and the IoU of all its frames together (Σ intersection / Σ union).
@@ -142,14 +150,14 @@ struct ModelCommand {
         let precision = try precision()
         let options = MetalTensorImporter.Options(precision: precision.metalTensorStorage, exposeAllLayers: arguments.has("all-layers"),
                                                   weights: arguments.value("weights"), map: arguments.value("map"))
-        if !path.hasSuffix(".plist") {
+        if (try ModelFormat.detect(path: path)) != .metalTensor {
             if precision == .float16 { throw Arguments.UsageError(description: "--precision fp16 applies to MetalTensor models (.plist) only") }
             for key in ["weights", "map"] where arguments.value(key) != nil {
                 throw Arguments.UsageError(description: "--\(key) applies to MetalTensor models (.plist) only")
             }
             if arguments.has("all-layers") { throw Arguments.UsageError(description: "--all-layers applies to MetalTensor models (.plist) only") }
         }
-        return try ModelLoader.load(path: path, limits: limits, metalTensor: options)
+        return try service(limits: limits).graph(at: path, metalTensor: options)
     }
 
     func info(_ graph: NeuralGraph, path: String) -> String {
@@ -164,7 +172,7 @@ struct ModelCommand {
         lines.append("  parameters: \(graph.parameterCount)")
         lines.append(String(format: "  FLOPs per prediction: %.3f G (multiply-add = 2)", Double(graph.flops) / 1e9))
         for key in graph.metadata.keys.sorted() { lines.append("  \(key): \(graph.metadata[key] ?? "")") }
-        lines += ModelUse.lines(forModelAt: path)
+        lines += ModelUse.lines(for: graph)
         if path.hasSuffix(".tflite") {
             do {
                 if let m = try TFLiteMetadata.read(path: path) { lines += Self.metadataLines(m) }
@@ -202,6 +210,21 @@ struct ModelCommand {
 
     /// `model run`: one prediction on an input file; each output written as raw float32 (FrameGraph's
     /// NHWC layout) to `--output-dir`/NAME.f32, for tools/models/validate.py.
+    /// The model service `model` commands use: the standard search path (from the current folder),
+    /// `limits`, and `--machine-config` for hosted models.
+    func service(limits: ModelLimits) -> ModelService {
+        var configuration = ModelService.Configuration.standard()
+        configuration.limits = limits
+        configuration.machineConfigPath = arguments.value("machine-config")
+        return ModelService(configuration)
+    }
+
+    /// The input normalisation FrameGraph's nodes use for a model of this shape (MediaPipe's face
+    /// detector: −1…1), recognised by content as ``ModelUse`` does; nil: none known.
+    static func knownNormalization(_ graph: NeuralGraph) -> InputNormalization? {
+        ModelUse.lines(for: graph).first?.contains("face detection") == true ? .signed : nil
+    }
+
     /// `--model-budget MB`: the memory budget models are checked against (default 2048 MiB).
     static func limits(_ arguments: Arguments) throws -> ModelLimits {
         let megabytes = try arguments.integer("model-budget", default: ModelLimits.defaultBudgetBytes >> 20, in: 1...1_048_576)
@@ -229,7 +252,7 @@ struct ModelCommand {
                 throw ModelError.inputMismatch(input: predictor.inputInfo(0).name, expected: "\(input.count) bytes (\(input.shape), uint8 HWC)",
                                                got: "\(data.count) bytes in \(file)")
             }
-            let known = InputNormalization.mediaPipe(forModelNamed: reference) ?? .unit
+            let known = ModelCommand.knownNormalization(graph) ?? .unit
             let scale = Float(try arguments.number("scale", in: -1e6...1e6) ?? Double(known.scale))
             let offset = Float(try arguments.number("offset", in: -1e6...1e6) ?? Double(known.offset))
             for (i, b) in data.enumerated() { input.pointer[i] = Float(b) * scale + offset }

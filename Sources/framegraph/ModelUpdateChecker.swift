@@ -1,6 +1,6 @@
 import Foundation
 import FrameGraph
-import FrameGraphInference
+import FrameGraphModels
 import ModelDeployment
 
 /// During `framegraph run`: checks the collections the pipeline's network nodes use, at the start
@@ -8,7 +8,8 @@ import ModelDeployment
 /// the machine's download conditions allow) and, as Core ML does, used from the next launch; with
 /// `--hot-swap` the nodes switch to it at a frame boundary.
 final class ModelUpdateChecker: @unchecked Sendable {
-    private let nodes: [NetworkNode]
+    private let nodes: [any HotSwappableModelUser]
+    private let models: ModelService
     private let interval: Double?
     private let hotSwap: Bool
     private let warn: @Sendable (String) -> Void
@@ -16,8 +17,9 @@ final class ModelUpdateChecker: @unchecked Sendable {
     private var isStopped = false
     private var thread: Thread?
 
-    init(nodes: [NetworkNode], interval: Double?, hotSwap: Bool, warn: @escaping @Sendable (String) -> Void) {
-        self.nodes = nodes.filter { ModelReference.isCollection($0.modelReference) }
+    init(users: [any HotSwappableModelUser], models: ModelService, interval: Double?, hotSwap: Bool, warn: @escaping @Sendable (String) -> Void) {
+        self.nodes = users.filter { $0.modelReferences.contains(where: ModelReference.isCollection) }
+        self.models = models
         self.interval = interval
         self.hotSwap = hotSwap
         self.warn = warn
@@ -25,7 +27,7 @@ final class ModelUpdateChecker: @unchecked Sendable {
 
     /// The collection entries in use.
     private var entries: [(collection: String, entry: String)] {
-        nodes.compactMap { try? ModelReference.parse($0.modelReference) }
+        nodes.flatMap { $0.modelReferences.filter(ModelReference.isCollection).compactMap { try? ModelReference.parse($0) } }
     }
 
     func start() {
@@ -64,7 +66,7 @@ final class ModelUpdateChecker: @unchecked Sendable {
             stopped.broadcast()
             stopped.unlock()
         }
-        guard let config = try? ModelReference.machineConfig() else { return }
+        guard let config = try? models.machineConfig() else { return }
         let conditions = ModelDownloadConditions(config: config)
         let collections = Array(Set(entries.map(\.collection))).sorted()
         var announced: Set<String> = []
@@ -110,7 +112,7 @@ final class ModelUpdateChecker: @unchecked Sendable {
                 for (c, entry) in entries where c == collection && node.uses(collection: c, entry: entry)
                     && outcome.previous?.entries[entry]?.sha256 != a.entries[entry]?.sha256 {
                     do {
-                        let resolved = try ModelReference.resolveCollection(collection, entry: entry)
+                        let resolved = try models.resolveCollection(collection, entry: entry)
                         try node.stageSwap(to: resolved)
                     } catch {
                         warn("node '\(node.name)': could not switch to deployment \(a.deployment) of \(collection): \(FrameGraph.describe(error)); it keeps its model")

@@ -1,4 +1,5 @@
 import Foundation
+import FrameGraphModels
 import ModelDeployment
 
 /// The machine side of model deployment: `framegraph models list|pull|status|clear`.
@@ -12,8 +13,9 @@ struct ModelsCommand {
     func execute() throws -> Int32 {
         let w = Array(arguments.positional.dropFirst())
         guard let verb = w.first else { throw Arguments.UsageError(description: Self.usage) }
-        ModelReference.machineConfigPath = arguments.value("machine-config")
-        let config = try ModelReference.machineConfig()
+        var models = ModelService.Configuration.standard()
+        models.machineConfigPath = arguments.value("machine-config")
+        let config = try ModelService(models).machineConfig()
         let cache = ModelCache(root: config.cachePath)
         switch verb {
         case "list":

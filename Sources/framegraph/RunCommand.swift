@@ -3,7 +3,7 @@ import FrameGraph
 import FrameGraphCamera
 import FrameGraphDisplay
 import FrameGraphMedia
-import FrameGraphInference
+import FrameGraphModels
 import FrameGraphPipelines
 import ModelDeployment
 
@@ -39,8 +39,12 @@ struct RunCommand {
         options.duration = try arguments.number("duration", in: RunCommand.durationRange)
         options.latency = try presentationDelay()
 
-        // Hosted models (`collection:NAME/ENTRY`) come through this machine's config.
-        if let config = arguments.value("machine-config") { ModelReference.machineConfigPath = config }
+        // One model service for the run: the pipeline's folder first on the search path, the budget,
+        // hosted models (`collection:NAME/ENTRY`) through this machine's config.
+        var modelConfiguration = ModelService.Configuration.standard(pipelineFile: path)
+        modelConfiguration.limits = try ModelCommand.limits(arguments)
+        modelConfiguration.machineConfigPath = arguments.value("machine-config")
+        let models = ModelService(modelConfiguration)
         let updateInterval = try arguments.number("update-interval", in: 1...86_400)
         var document = try Pipeline.parseFile(path: path)
         let camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
@@ -58,14 +62,11 @@ struct RunCommand {
             }
             options.mode = .live
         }
-        let pipeline = try Pipeline.build(document)
+        let pipeline = try Pipeline.build(document, models: models)
         if let resultsPath = arguments.value("results") {
             try attachResults(resultsPath, to: pipeline)
         }
         if arguments.has("preview") { attachPreview(to: pipeline, file: path) }
-        let limits = try ModelCommand.limits(arguments)
-        for node in pipeline.nodes.compactMap({ $0.node as? NetworkNode }) { node.modelLimits = limits }
-        for node in pipeline.nodes.compactMap({ $0.node as? FaceLandmarksNode }) { node.modelLimits = limits }
         let runner = try GraphRunner(sources: pipeline.sources, options: options)
         // Outputs against inputs before anything is written, the stats of an early interrupt included.
         try runner.checkFiles()
@@ -107,10 +108,10 @@ struct RunCommand {
             }
         }
         // Collections are checked for a newer deployment once the models have loaded (validation).
-        let networkNodes = pipeline.nodes.compactMap { $0.node as? NetworkNode }
-        let updates = ModelUpdateChecker(nodes: networkNodes, interval: updateInterval, hotSwap: arguments.has("hot-swap"),
+        let users = pipeline.nodes.compactMap { $0.node as? any HotSwappableModelUser }
+        let updates = ModelUpdateChecker(users: users, models: models, interval: updateInterval, hotSwap: arguments.has("hot-swap"),
                                          warn: { line in FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8)) })
-        if networkNodes.contains(where: { ModelReference.isCollection($0.modelReference) }) {
+        if users.contains(where: { $0.modelReferences.contains(where: ModelReference.isCollection) }) {
             try runner.validate()
             updates.start()
         } else if arguments.has("hot-swap") || updateInterval != nil {

@@ -1,6 +1,6 @@
 import Foundation
 import ModelDeployment
-import ModelStore
+import ModelFormats
 import NeuralGraph
 import Testing
 import TestSupport
@@ -30,7 +30,7 @@ import TestSupport
         // Loaded from memory, the graph is the file's graph.
         let folder = MemoryModelFiles.register(files)
         defer { MemoryModelFiles.remove(folder: folder) }
-        let fromMemory = try ModelLoader.load(path: folder + "/" + m.model), fromFile = try ModelLoader.load(path: Self.model)
+        let fromMemory = try ModelImport.load(path: folder + "/" + m.model), fromFile = try ModelImport.load(path: Self.model)
         #expect(fromMemory.nodes.count == fromFile.nodes.count && fromMemory.tensors.map(\.shape) == fromFile.tensors.map(\.shape))
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import FrameGraph
 import ModelDeployment
-import ModelStore
+import ModelFormats
 import NeuralGraph
 import Testing
 import TestSupport
@@ -95,7 +95,7 @@ import TestSupport
         #expect(detector.isEncrypted && FileManager.default.fileExists(atPath: detector.modelURL.path))
         let path = try detector.load()
         #expect(path.hasPrefix("memory:") && path.hasSuffix("/face_detection_short_range.tflite"))
-        let graph = try ModelLoader.load(path: path)
+        let graph = try ModelImport.load(path: path)
         #expect(graph.tensors[graph.inputs[0]].shape == [1, 128, 128, 3])
         // A new deployment: the next access still gets the cached one, and fetches the new one for
         // the access after (used at the next launch).

@@ -8,7 +8,7 @@
 import FrameGraph
 import FrameGraphCamera
 import FrameGraphFilters
-import FrameGraphInference
+import FrameGraphNetwork
 import FrameGraphMedia
 import Foundation
 

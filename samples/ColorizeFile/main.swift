@@ -6,7 +6,7 @@
 // Run from the repository root: the model is models/colorizer/colorizer.onnx.
 import FrameGraph
 import FrameGraphFilters
-import FrameGraphInference
+import FrameGraphNetwork
 import FrameGraphMedia
 import Foundation
 

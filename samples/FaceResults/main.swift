@@ -5,7 +5,7 @@
 //
 // Run from the repository root: the model is looked up by name in models/cache.
 import FrameGraph
-import FrameGraphInference
+import FrameGraphFaces
 import FrameGraphMedia
 import Foundation
 

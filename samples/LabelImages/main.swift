@@ -16,7 +16,7 @@
 import FFmpegSupport
 import Foundation
 import FrameGraph
-import FrameGraphInference
+import FrameGraphLabeling
 
 let files = Array(CommandLine.arguments.dropFirst())
 guard !files.isEmpty else {

@@ -12,7 +12,7 @@
 //   5. read the output image of layer "output" after each prediction              → net.onOutputs = { outputs, _ in outputs["output"] }
 import FrameGraph
 import FrameGraphFilters
-import FrameGraphInference
+import FrameGraphMetalTensor
 import FrameGraphMedia
 import Foundation
 

@@ -1,0 +1,198 @@
+import Foundation
+import MetalTensorImport
+import ModelDeployment
+import ModelFormats
+import NeuralGraph
+import Synchronization
+
+/// The one place models come from during a run: it finds a model by name or path along the
+/// ``ModelSearchPath``, tells its format by content, opens archives and hosted collections (with
+/// their fallback), imports it within the ``ModelLimits`` (size and memory budget), and keeps each
+/// imported graph once for every node that uses the same file. Errors are typed
+/// (``NeuralGraph/ModelError``: `notFound` with the places searched, `malformed`, `overBudget`,
+/// `keyFetch`; ``ModelDeployment/DeploymentError`` for hosted models).
+///
+/// A run carries one service: the CLI makes it from the command line and the environment (read
+/// once, in ``Configuration/standard(pipelineFile:environment:)``) and gives it to every node that
+/// loads models (``ModelUser``). A program may make its own:
+///
+/// ```swift
+/// let models = ModelService(.standard(pipelineFile: nil))
+/// let path = try models.locate("selfie_segmentation")      // …/models/cache/selfie_segmentation.tflite
+/// let graph = try models.graph(at: path)
+/// ```
+public final class ModelService: Sendable {
+    /// What a service is set up with.
+    public struct Configuration: Sendable, Equatable {
+        /// Where names are looked for.
+        public var searchPath: ModelSearchPath
+        /// Bounds every model must fit (file size, memory budget: `--model-budget`).
+        public var limits: ModelLimits
+        /// The machine config for hosted models (`--machine-config`); nil: `$FRAMEGRAPH_MACHINE_CONFIG`,
+        /// else `~/.config/framegraph/machine.json`.
+        public var machineConfigPath: String?
+        /// The environment the service reads (`FRAMEGRAPH_MACHINE_CONFIG`, `FRAMEGRAPH_MODEL_CACHE`).
+        public var environment: [String: String]
+
+        public init(searchPath: ModelSearchPath, limits: ModelLimits = .standard, machineConfigPath: String? = nil,
+                    environment: [String: String] = [:]) {
+            self.searchPath = searchPath
+            self.limits = limits
+            self.machineConfigPath = machineConfigPath
+            self.environment = environment
+        }
+
+        /// The standard set-up for a pipeline at `pipelineFile` (nil: none), from `environment` (by
+        /// default this process's, read here once).
+        public static func standard(pipelineFile: String? = nil,
+                                    environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
+            Configuration(searchPath: .standard(pipelineFile: pipelineFile, environment: environment), environment: environment)
+        }
+    }
+
+    public let configuration: Configuration
+    /// Imported graphs by file identity and import options (a few: the models of one run).
+    private let graphs = Mutex<[(key: String, graph: NeuralGraph)]>([])
+    private static let cachedGraphs = 8
+
+    public init(_ configuration: Configuration = .standard()) {
+        self.configuration = configuration
+    }
+
+    public var limits: ModelLimits { configuration.limits }
+
+    /// The same service with other limits (a node's own budget, say).
+    public func with(limits: ModelLimits) -> ModelService {
+        var c = configuration
+        c.limits = limits
+        return ModelService(c)
+    }
+
+    // MARK: Finding
+
+    /// The file `reference` names: an existing path (on disk or in memory), a relative path tried
+    /// below the search path's roots, or a bare name along the search path. `what` names the kind of
+    /// file in the error ("model", "labels file").
+    public func locate(_ reference: String, what: String = "model") throws(ModelError) -> String {
+        if ModelFile.exists(reference) { return reference }
+        let path = configuration.searchPath
+        if reference.contains("/") || Self.hasModelExtension(reference) || reference.hasPrefix(".") {
+            var places = ["\(reference) (from the current folder)"]
+            if !reference.hasPrefix("/") {
+                for root in path.relativeRoots {
+                    let candidate = URL(fileURLWithPath: root).appendingPathComponent(reference).standardizedFileURL.path
+                    if ModelFile.exists(candidate) { return candidate }
+                    places.append("\(candidate) (below \(root))")
+                }
+            }
+            throw ModelError.notFound(reference: reference, places: places, hint: "check the path (a path in a pipeline file is tried from the current folder, then from the pipeline's folder and the one above it)")
+        }
+        for candidate in path.candidates(for: reference) where ModelFile.exists(candidate) { return candidate }
+        let forms = reference.contains(".") ? reference : ModelSearchPath.extensions.map { "\(reference).\($0)" }.joined(separator: ", ") + " or \(reference)/\(reference).*"
+        throw ModelError.notFound(reference: reference, places: path.placesText,
+                                  hint: "looked for \(forms) in each; add folders with \(ModelSearchPath.variable)=DIR[:DIR…], "
+                                      + "or give a path (the shipped models are fetched by scripts/test.sh or installed by scripts/install.sh)")
+    }
+
+    /// Like ``locate(_:what:)`` for a file that goes with a model (a labels file, a config plist):
+    /// nil when it is nowhere.
+    public func locateIfPresent(_ reference: String) -> String? {
+        try? locate(reference)
+    }
+
+    /// Whether `reference` ends in an extension of a model format (so it is a path, not a name).
+    public static func hasModelExtension(_ reference: String) -> Bool {
+        let lower = reference.lowercased()
+        return ModelSearchPath.extensions.contains { lower.hasSuffix("." + $0) }
+    }
+
+    // MARK: Resolving references
+
+    /// Resolves `reference` to a model file: a hosted collection entry (from the cache's active
+    /// deployment, downloaded when the cache has none), an archive (decrypted in memory), or a file.
+    /// When a collection cannot be had and `fallback` is given, the fallback is used and `warn` says
+    /// why, once.
+    public func resolve(_ reference: String, fallback: String? = nil, warn: (String) -> Void = { _ in }) throws -> ResolvedModel {
+        if ModelReference.isCollection(reference) {
+            let (collection, entry) = try ModelReference.parse(reference)
+            do {
+                return try resolved(ModelReference.resolveCollection(collection, entry: entry, config: machineConfig()))
+            } catch {
+                guard let fallback else { throw error }
+                let path = try locate(fallback)
+                let why = "\(error)"
+                warn("model \(reference): \(why); using the bundled fallback \(fallback)")
+                return ResolvedModel(path: path, format: try format(of: path), source: "fallback \(fallback) (\(why))", usedFallback: true)
+            }
+        }
+        let path = try locate(reference)
+        let format = try self.format(of: path)
+        if format == .archive {
+            return try resolved(ModelReference.openArchive(path: path, reference: reference, config: { try self.machineConfig() }))
+        }
+        return ResolvedModel(path: path, format: format, source: path)
+    }
+
+    /// This machine's model for the collection entry `collection`/`entry` (the cache's active
+    /// deployment, downloaded when the cache has none).
+    public func resolveCollection(_ collection: String, entry: String) throws -> ResolvedModel {
+        try resolved(ModelReference.resolveCollection(collection, entry: entry, config: machineConfig()))
+    }
+
+    private func resolved(_ opened: ModelReference.Opened) throws -> ResolvedModel {
+        do {
+            return ResolvedModel(path: opened.path, format: try format(of: opened.path), source: opened.source, collection: opened.collection,
+                                 entry: opened.entry, deployment: opened.deployment, sequence: opened.sequence, memoryFolder: opened.memoryFolder)
+        } catch {
+            MemoryModelFiles.remove(folder: opened.memoryFolder)
+            throw error
+        }
+    }
+
+    /// Forgets the in-memory files of a resolved model (an archive's, a collection's) once no node
+    /// uses it.
+    public func release(_ model: ResolvedModel) {
+        guard let folder = model.memoryFolder else { return }
+        MemoryModelFiles.remove(folder: folder)
+        graphs.withLock { $0.removeAll { $0.key.hasPrefix(folder + "/") } }
+    }
+
+    /// The format of the file at `path`, from its first bytes.
+    public func format(of path: String) throws(ModelError) -> ModelFormat {
+        try ModelFormat.detect(path: path, limits: configuration.limits)
+    }
+
+    /// The machine config for hosted models.
+    public func machineConfig() throws -> MachineConfig {
+        let path = MachineConfig.location(explicit: configuration.machineConfigPath, environment: configuration.environment)
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DeploymentError.invalidFile(path: path, reason: "no machine config (it names the model server and the publisher key; see docs/DEPLOYMENT.md)")
+        }
+        return try MachineConfig.load(path: path)
+    }
+
+    // MARK: Importing
+
+    /// The graph of the model file at `path`, imported within the limits; a file imported before
+    /// with the same options (and unchanged since) is not imported again.
+    public func graph(at path: String, metalTensor: MetalTensorImporter.Options = .init()) throws -> NeuralGraph {
+        let key = Self.identity(of: path) + "|\(metalTensor)|\(configuration.limits.maxFileBytes)|\(configuration.limits.memoryBudgetBytes)"
+        if let hit = graphs.withLock({ $0.first { $0.key == key }?.graph }) { return hit }
+        let graph = try ModelImport.load(path: path, limits: configuration.limits, metalTensor: metalTensor)
+        graphs.withLock { cache in
+            cache.removeAll { $0.key == key }
+            cache.append((key, graph))
+            if cache.count > Self.cachedGraphs { cache.removeFirst(cache.count - Self.cachedGraphs) }
+        }
+        return graph
+    }
+
+    /// A file's identity for the cache: its path, device, inode, size and change time (a file
+    /// replaced or rewritten is another file).
+    private static func identity(of path: String) -> String {
+        if MemoryModelFiles.isMemoryPath(path) { return path }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return path + "|?" }
+        return "\(path)|\(info.st_dev)|\(info.st_ino)|\(info.st_size)|\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
+    }
+}
