@@ -17,7 +17,7 @@ trap 'kill $xvfb_pid 2>/dev/null || true' EXIT
 export DISPLAY=":$display_number"
 mkdir -p out/screenshot
 "$bin" run pipelines/face-detect.fg --mode live --loop --preview --set marks.hud=true --quiet \
-  --output out/screenshot/faces.mp4 --set log.path=out/screenshot/faces.jsonl --stats out/screenshot/stats.json &
+  --output out/screenshot/faces.mp4 --results out/screenshot/faces.jsonl --stats out/screenshot/stats.json &
 run_pid=$!
 xdotool search --sync --name "FrameGraph: face-detect" >/dev/null
 sleep 4

@@ -8,7 +8,9 @@ import Foundation
 /// dropped late, and so is the oldest frame when the queue is over its bound (⌈D_max / period⌉ + 1
 /// frames: never unbounded). A tick with nothing due repeats the previous frame (duplicated; counted
 /// as busy when a frame due by then was captured but is still in the graph) or writes nothing
-/// (skipped tick), by the run's ``TickPolicy``. Ticks before the first frame write nothing.
+/// (skipped tick), by the run's ``TickPolicy``. Ticks before the first frame write nothing. Each
+/// frame is written at its tick's place in the output (ticks since the first frame written), so a
+/// skipped tick is a hole in time: the output keeps the run's length and its audio stays in sync.
 final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     let sink: SinkNode
     private let call: NodeCall
@@ -16,6 +18,8 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     /// Frames waiting for their tick, each with its capture time on the output's grid (``onGrid``).
     private var queue: [(frame: Frame, slot: Double)] = []
     private var last: Frame?
+    /// The tick the first frame was written at (output index 0).
+    private var firstTick: Int?
     private let bound: Int
 
     init(sink: SinkNode, context: RunContext) {
@@ -64,8 +68,8 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
         return context.startTime + ((captureTime - context.startTime) * fps).rounded() / fps
     }
 
-    /// Writes the frame due at the tick at clock time `time`, on the ticker's lane.
-    func tick(at time: Double, lane: Lane) {
+    /// Writes the frame due at tick number `tick` (at clock time `time`), on the ticker's lane.
+    func tick(_ tick: Int, at time: Double, lane: Lane) {
         let delay = context.presentation.current ?? 0
         lock.lock()
         let dueCount = queue.prefix { $0.slot + delay <= time + 1e-9 }.count
@@ -75,7 +79,9 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
         if let frame = due.last {
             if due.count > 1 { sink.counters.update { $0.droppedLate += due.count - 1 } }
             last = frame
-            call.consume(frame, by: sink, isNew: true, lane: lane)
+            let first = firstTick ?? tick
+            firstTick = first
+            call.consume(frame, by: sink, isNew: true, lane: lane, index: tick - first)
         } else if let last {
             // Why nothing new: the source has sent a frame after the last one shown, and the next frame
             // at the clock's rate would be due by now (still in the graph, or dropped busy there), or
@@ -87,7 +93,7 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
                     $0.duplicated += 1
                     if busy { $0.duplicatedBusy += 1 }
                 }
-                call.consume(last, by: sink, isNew: false, lane: lane)
+                call.consume(last, by: sink, isNew: false, lane: lane, index: tick - (firstTick ?? tick))
             case .skip:
                 sink.counters.update { $0.skippedTicks += 1 }
             }
@@ -120,7 +126,7 @@ final class OutputTicker: @unchecked Sendable {
             context.clock.sleep(until: time, lane: Self.lane.id)
             context.stopIfPastDuration()
             let finished = upstreamFinished()
-            for inbox in inboxes { inbox.tick(at: time, lane: Self.lane) }
+            for inbox in inboxes { inbox.tick(k, at: time, lane: Self.lane) }
             k += 1
             // Done when upstream had finished before this tick and every frame has been shown.
             if finished && inboxes.allSatisfy(\.isDrained) { break }

@@ -168,8 +168,9 @@ public final class GraphRunner: @unchecked Sendable {
         if context.mode == .live {
             let workers = self.workers
             let running = runningSources
+            let context = self.context
             ticker = OutputTicker(inboxes: clockedSinks, context: context) {
-                running.load() == 0 && workers.allSatisfy(\.isIdle)
+                context.isAbandoned || (running.load() == 0 && workers.allSatisfy(\.isIdle))
             }
             clock.join()
         }
@@ -200,18 +201,37 @@ public final class GraphRunner: @unchecked Sendable {
             thread.start()
         }
 
-        // Progress while waiting (twice a second).
-        while done.wait(timeout: .now() + 0.5) == .timedOut {
+        // Progress while waiting (twice a second). After a stop, work in flight gets
+        // `stopGrace` seconds (on the run's clock) to finish; then the run gives up on it, and on
+        // threads still blocked after another grace period (a source stuck in a read).
+        var stoppedAt: Double?
+        while done.wait(timeout: .now() + min(0.5, max(0.05, context.options.stopGrace / 4))) == .timedOut {
             progress?(report())
+            guard context.isStopRequested else { continue }
+            let now = clock.now()
+            let since = now - (stoppedAt ?? now)
+            stoppedAt = stoppedAt ?? now
+            if since >= context.options.stopGrace && !context.isAbandoned {
+                context.warn("work still in flight \(OptionKind.format(context.options.stopGrace)) s after the stop is dropped; the outputs are finalized without it")
+                context.abandon()
+                workers.forEach { $0.abandon() }
+            } else if since >= 2 * context.options.stopGrace {
+                break
+            }
         }
         workers.forEach { $0.waitUntilIdle() }
         workers.forEach { $0.shutdown() }
         for node in nodes {
+            // Given up on work in flight: a late frame may still be arriving at this node; its lock
+            // keeps finishing and that frame apart.
+            let locked = context.isAbandoned
+            if locked { node.processLock.lock() }
             do {
                 try node.finish(context: context)
             } catch {
                 context.fail(error, node: node.name)
             }
+            if locked { node.processLock.unlock() }
         }
         context.tracer?.close()
         let final = report()
@@ -224,6 +244,9 @@ public final class GraphRunner: @unchecked Sendable {
         let call = NodeCall(node: source, context: context)
         let paced = context.mode == .live && source.pacedByMediaTime
         var firstMediaTime: Double?
+        /// The source's first media time: offline, `duration` counts from it (the source ends at its
+        /// first frame that far past it); the progress line too.
+        var firstSourceTime: Double?
         var sequence = 0
         var rateSlots = RateSlots(fps: context.fps)
         while !context.isStopRequested {
@@ -241,6 +264,14 @@ public final class GraphRunner: @unchecked Sendable {
             guard var frame = next else {
                 source.counters.update { $0.droppedCorrupt = lost }
                 break
+            }
+            let firstTime = firstSourceTime ?? frame.mediaTime
+            firstSourceTime = firstTime
+            if context.mode == .offline, let limit = context.options.duration {
+                if frame.mediaTime - firstTime >= limit - 1e-9 {
+                    source.counters.update { $0.droppedCorrupt = lost }
+                    break
+                }
             }
             let end = clock.now()
             source.counters.update { $0.received += 1; $0.processed += 1; $0.latency.record(end - start); $0.droppedCorrupt = lost }
@@ -264,6 +295,7 @@ public final class GraphRunner: @unchecked Sendable {
             frame.sequence = sequence
             sequence += 1
             context.noteCapture(frame.captureTime)
+            context.noteMediaProgress(frame.mediaTime - firstTime)
             call.forward(frame, lane: lane)
         }
     }

@@ -41,9 +41,11 @@ struct NodeCall {
 
     /// Hands `frame` to a sink as its next output frame, timing it; a new frame (not a repeat) also
     /// records its capture-to-output latency.
-    func consume(_ frame: Frame, by sink: SinkNode, isNew: Bool, lane: Lane) {
+    /// `index`: the frame's place in the output (default: how many the sink has written; a clocked
+    /// sink passes its tick, so a skipped tick leaves a hole in time instead of shortening it).
+    func consume(_ frame: Frame, by sink: SinkNode, isNew: Bool, lane: Lane, index given: Int? = nil) {
         _ = timed(lane: lane, sequence: frame.sequence) { () -> Bool? in
-            let index = sink.counters.snapshot.emitted
+            let index = given ?? sink.counters.snapshot.emitted
             try sink.consume(frame, index: index, context: context)
             let now = context.clock.now()
             sink.counters.update {
@@ -64,6 +66,7 @@ struct NodeCall {
     /// Sends `frame` to every target of the node. An item of a results stream always carries
     /// results (empty ones, naming the node, when it found nothing).
     func forward(_ frame: Frame, lane: Lane) {
+        guard !context.isAbandoned else { return }  // the outputs are being finalized without it
         node.counters.update { $0.emitted += 1 }
         var frame = frame
         if emitsResults && frame.results == nil { frame.results = Results(producer: node.name) }

@@ -163,6 +163,10 @@ open class SourceNode: Node, @unchecked Sendable {
     /// Frames lost so far to damage inside the input (skipped; reading went on). Default: 0.
     open var framesLostToDamage: Int { 0 }
 
+    /// How many seconds of media the source will deliver (after ``start(context:)``), for a progress
+    /// line; nil when unknown or endless (a camera, a loop).
+    open var expectedSeconds: Double? { nil }
+
     /// One line naming where the damage was (file, byte offset), when ``framesLostToDamage`` > 0.
     open var damageNote: String? { nil }
 

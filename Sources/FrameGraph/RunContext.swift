@@ -14,6 +14,7 @@ public final class RunContext: Sendable {
     /// Present when `--trace` was given.
     public let tracer: Tracer?
     private let stopFlag = Atomic<Bool>(false)
+    private let abandonedFlag = Atomic<Bool>(false)
     private let failure = Protected<GraphFailure?>(nil)
 
     public var clock: any RunClock { options.clock }
@@ -39,8 +40,10 @@ public final class RunContext: Sendable {
 
     /// Requests a stop once ``RunOptions/duration`` has passed since the start (checked by the
     /// sources after each frame and by the output clock at each tick).
+    /// Live: stops the run `duration` seconds of clock time after frames started to flow. Offline the
+    /// duration is media time, which each source checks on its frames (``GraphRunner``).
     func stopIfPastDuration() {
-        if let limit = options.duration, clock.now() - startTime >= limit - 1e-9 { requestStop() }
+        if mode == .live, let limit = options.duration, clock.now() - startTime >= limit - 1e-9 { requestStop() }
     }
 
     /// Reports one warning line (``RunOptions/warn``).
@@ -48,6 +51,16 @@ public final class RunContext: Sendable {
 
     /// Whether a stop was requested (Ctrl-C, an error, a duration limit).
     public var isStopRequested: Bool { stopFlag.load(ordering: .relaxed) }
+
+    /// Whether the run stopped waiting for work in flight (``RunOptions/stopGrace`` passed after a
+    /// stop): what that work still produces is dropped, and the outputs are finalized without it.
+    public var isAbandoned: Bool { abandonedFlag.load(ordering: .relaxed) }
+
+    /// Gives up on work still in flight (the runner, when the stop grace has passed).
+    func abandon() {
+        requestStop()
+        abandonedFlag.store(true, ordering: .relaxed)
+    }
 
     /// Whether an error has been recorded (``fail(_:node:)``).
     public var hasFailed: Bool { failure.withLock { $0 != nil } }
@@ -64,6 +77,16 @@ public final class RunContext: Sendable {
     let presentation: PresentationDelayControl
     /// The latest capture time a source sent on (for telling why a tick repeated a frame).
     private let latestCapture = Protected<Double>(-.infinity)
+    private let mediaSeconds = Protected<Double>(0)
+
+    /// Seconds of media the sources have delivered so far (the furthest of them), for a progress line.
+    public var mediaProgress: Double { mediaSeconds.withLock { $0 } }
+
+    /// A source delivered media up to `seconds` from its first frame.
+    func noteMediaProgress(_ seconds: Double) {
+        guard seconds.isFinite else { return }
+        mediaSeconds.withLock { $0 = max($0, seconds) }
+    }
 
     func noteCapture(_ time: Double) {
         latestCapture.withLock { $0 = max($0, time) }

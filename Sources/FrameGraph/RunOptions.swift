@@ -42,9 +42,13 @@ public struct RunOptions: Sendable {
     /// Live mode: when a frame is shown (capture time + D, at the next tick). Default: `.fixed(0)`,
     /// as soon as it arrives; the CLI's default is ``PresentationDelay/standardAuto``.
     public var latency: PresentationDelay = .fixed(0)
-    /// Stop the run this many seconds of clock time after frames start to flow (nil: run to the end
-    /// of the input). Default: nil.
+    /// How much to run (nil: to the end of the input). Live: seconds of clock time after frames start
+    /// to flow. Offline: seconds of media time from each source's first frame (a fast machine
+    /// processes many seconds of video in one second of clock time). Default: nil.
     public var duration: Double?
+    /// After a stop (Ctrl-C, `duration`, an error), the most seconds of clock time to wait for work
+    /// in flight (a slow network's frame) before the outputs are finalized without it. Default 5.
+    public var stopGrace: Double = 5
     /// Write a Chrome trace-event file here. Default: none.
     public var traceURL: URL?
     /// Files written by the caller beside the graph's own outputs (the CLI's `--stats`), checked with

@@ -38,6 +38,8 @@ final class Worker: @unchecked Sendable {
     private var waiting: (job: () -> Void, tag: Int)?
     private var stopping = false
     private var exited = false
+    /// Set when the run gives up on this worker's job in flight: nothing waits for it any more.
+    private var abandoned = false
     /// Offline mode: threads waiting for the worker to become free, and a counter that tells them the
     /// worker has re-joined them to the clock on their behalf.
     private var idleWaiters = 0
@@ -64,11 +66,13 @@ final class Worker: @unchecked Sendable {
             }
         } else {
             while busy {
+                if abandoned { return .refused }
                 let generation = handBackGeneration
                 idleWaiters += 1
                 context.clock.leave()
-                while handBackGeneration == generation { condition.wait() }
+                while handBackGeneration == generation && !abandoned { condition.wait() }
             }
+            if abandoned { return .refused }
         }
         busy = true
         pending = job
@@ -121,19 +125,29 @@ final class Worker: @unchecked Sendable {
         return !busy
     }
 
-    /// Blocks until no job is in flight.
+    /// Blocks until no job is in flight (or the run gave up on it: ``abandon()``).
     func waitUntilIdle() {
         condition.lock()
-        while busy { condition.wait() }
+        while busy && !abandoned { condition.wait() }
         condition.unlock()
     }
 
-    /// Lets the worker thread finish once idle, and waits for it.
+    /// Stops waiting for the job in flight: a sender blocked on it is released (refused), and
+    /// ``waitUntilIdle()`` and ``shutdown()`` return without it (the job's thread ends when it
+    /// finishes; what it produces is dropped).
+    func abandon() {
+        condition.lock()
+        abandoned = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Lets the worker thread finish once idle, and waits for it (not for an abandoned job).
     func shutdown() {
         condition.lock()
         stopping = true
         condition.broadcast()
-        while !exited { condition.wait() }
+        while !exited && !(abandoned && busy) { condition.wait() }
         condition.unlock()
     }
 }

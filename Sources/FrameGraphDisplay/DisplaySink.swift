@@ -136,6 +136,8 @@ extension DisplaySink {
     /// The options of the `display` node type.
     public enum OptionSpecs {
         public static let title = NodeOption<String?>.text("title", required: false, "window title (default: FrameGraph: PIPELINE)")
-        public static let all = [title.spec]
+        public static let optional = NodeOption.flag("optional", default: false,
+                                                     "without a display (or when the window cannot open) warn and go on instead of failing (--preview)")
+        public static let all = [title.spec, optional.spec]
     }
 }

@@ -26,6 +26,8 @@ public struct ImageLabelerOptions: Sendable {
     public var centreCrop = false
     /// Inference threads.
     public var threads = 1
+    /// Softmax over the scores: nil (auto: when they do not already sum to 1), on or off.
+    public var softmax: Bool?
     /// Where the model is found (a name along its search path, an archive, a hosted collection);
     /// default: the standard model service.
     public var models = ModelService()
@@ -68,7 +70,7 @@ public final class ImageLabeler: @unchecked Sendable {
         let graph = try options.models.graph(at: path)
         let info = try ClassifierInfo.read(modelAt: path, graph: graph)
         self.info = info
-        let decoder = info.decoder(threshold: options.confidenceThreshold, maxResults: options.maxResultCount)
+        let decoder = info.decoder(threshold: options.confidenceThreshold, maxResults: options.maxResultCount, softmax: options.softmax)
         threshold = decoder.minScore
         let predictor = try Predictor(graph: graph, options: .init(threads: options.threads))
         let shape = predictor.inputInfo(0).shape

@@ -55,6 +55,13 @@ public final class FileSource: SourceNode, @unchecked Sendable {
 
     override public var kind: String { "file" }
 
+    override public var expectedSeconds: Double? {
+        guard let reader, !options.loop else { return nil }
+        let rest = max(0, reader.duration - options.start)
+        guard rest > 0 else { return options.duration }
+        return options.duration.map { min($0, rest) } ?? rest
+    }
+
     /// Frame rate the file announces (valid after start).
     public var frameRate: Double { reader?.frameRate ?? 0 }
 

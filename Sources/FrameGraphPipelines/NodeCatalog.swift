@@ -13,11 +13,15 @@ public struct NodeType: Sendable {
     public var options: [OptionSpec]
     /// Input port names (for `framegraph nodes`).
     public var ports: [String]
+    /// What the type's nodes emit: frames, or a results stream (detectors, classifiers) — what
+    /// `--results` connects to.
+    public var emits: StreamKind
     let make: @Sendable (_ name: String, _ options: OptionValues) throws -> Node
 
-    public init(name: String, role: Role, summary: String, ports: [String] = ["in"], options: [OptionSpec],
+    public init(name: String, role: Role, summary: String, ports: [String] = ["in"], emits: StreamKind = .frames, options: [OptionSpec],
                 make: @escaping @Sendable (_ name: String, _ options: OptionValues) throws -> Node) {
         self.name = name
+        self.emits = emits
         self.role = role
         self.summary = summary
         self.ports = role == .source ? [] : ports
@@ -82,6 +86,20 @@ public struct OptionValues: Sendable {
 
     /// The pipeline file the declaration is in (as given).
     public var pipelineFile: String { file }
+
+    /// A file the node reads, named by a required option: as written when it exists (or is absolute,
+    /// or came from the command line); else, for a relative path written in the pipeline file, below
+    /// the pipeline's folder or the one above it (its project), so a shipped pipeline's own input is
+    /// found from any folder.
+    public func inputPath(_ spec: NodeOption<String?>) throws -> String? {
+        guard let path = try value(spec) else { return nil }
+        guard option(spec.name)?.origin == nil, !path.hasPrefix("/"), !FileManager.default.fileExists(atPath: path) else { return path }
+        for root in models.configuration.searchPath.relativeRoots {
+            let candidate = URL(fileURLWithPath: root).appendingPathComponent(path).standardizedFileURL.path
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+        }
+        return path
+    }
 
     /// Whether the option was given.
     public func has(_ key: String) -> Bool { option(key) != nil }

@@ -18,5 +18,8 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible, Equatable
         self.init(file: origin, line: 0, column: 0, message: message)
     }
 
-    public var description: String { line > 0 ? "\(file):\(line):\(column): \(message)" : "\(file): \(message)" }
+    public var description: String {
+        if line > 0 { return "\(file):\(line):\(column): \(message)" }
+        return file.isEmpty ? message : "\(file): \(message)"
+    }
 }

@@ -19,7 +19,8 @@ extension NodeCatalog {
         NodeType(name: "file", role: .source, summary: "decode a video file (anything FFmpeg reads) or an image sequence (frames/%05d.png)",
                  options: FileSource.OptionSpecs.all) { name, o in
             typealias S = FileSource.OptionSpecs
-            return FileSource(name: name, path: try o.required(S.path), options: .init(
+            guard let path = try o.inputPath(S.path) else { throw o.missing(S.path.name) }
+            return FileSource(name: name, path: path, options: .init(
                 start: try o.value(S.start), duration: try o.value(S.duration), loop: try o.value(S.loop), threads: try o.value(S.threads),
                 orientation: try o.value(S.orientation), rate: try o.value(S.rate)))
         },
@@ -77,7 +78,7 @@ extension NodeCatalog {
         },
         NodeType(name: "detect-faces", role: .filter,
                  summary: "face detector (MediaPipe's BlazeFace, short or full range) on its own worker: frame → results (boxes, 6 keypoints)",
-                 options: FaceDetection.OptionSpecs.all) { name, o in
+                 emits: .results, options: FaceDetection.OptionSpecs.all) { name, o in
             typealias S = FaceDetection.OptionSpecs
             return FaceDetection.node(name: name, range: try o.value(S.range), model: try o.value(S.model), threads: try o.value(S.threads),
                                       minScore: try o.value(S.minScore).map(Float.init), maxFaces: try o.value(S.maxFaces),
@@ -85,7 +86,7 @@ extension NodeCatalog {
         },
         NodeType(name: "face-landmarks", role: .filter,
                  summary: "face mesh as MediaPipe's: BlazeFace finds faces, 468 landmarks per face, tracked from frame to frame (worker): frame → results",
-                 options: FaceLandmarksNode.OptionSpecs.all) { name, o in
+                 emits: .results, options: FaceLandmarksNode.OptionSpecs.all) { name, o in
             typealias S = FaceLandmarksNode.OptionSpecs
             var options = FaceLandmarksNode.Options()
             options.maxFaces = try o.value(S.maxFaces)
@@ -101,7 +102,7 @@ extension NodeCatalog {
         },
         NodeType(name: "metaltensor-faces", role: .filter,
                  summary: "MetalTensor's face demo, its model files unchanged: RapidFaceDetect on a tracked square, 68 Landmarks (worker): frame → results",
-                 options: MetalTensorFacesNode.OptionSpecs.all) { name, o in
+                 emits: .results, options: MetalTensorFacesNode.OptionSpecs.all) { name, o in
             typealias S = MetalTensorFacesNode.OptionSpecs
             var options = MetalTensorFacesNode.Options()
             options.precision = try o.value(S.precision)
@@ -116,7 +117,7 @@ extension NodeCatalog {
         },
         NodeType(name: "label", role: .filter,
                  summary: "image labeling as ML Kit does it (labels, normalisation and threshold from the model's metadata) on its own worker: frame → results",
-                 options: ImageLabelerOptions.Specs.all) { name, o in
+                 emits: .results, options: ImageLabelerOptions.Specs.all) { name, o in
             typealias S = ImageLabelerOptions.Specs
             return try NetworkNode.labeler(name: name, model: try o.value(S.model), models: o.models,
                                            threshold: try o.value(S.threshold).map(Float.init), maxResults: try o.value(S.maxResults),
@@ -126,7 +127,7 @@ extension NodeCatalog {
         },
         NodeType(name: "classify", role: .filter,
                  summary: "image classifier on its own worker (drop-while-busy): frame → results (the best classes with their labels)",
-                 options: [ClassificationDecoder.OptionSpecs.model.spec, ClassificationDecoder.OptionSpecs.labels.spec,
+                 emits: .results, options: [ClassificationDecoder.OptionSpecs.model.spec, ClassificationDecoder.OptionSpecs.labels.spec,
                            ClassificationDecoder.OptionSpecs.labelFormat.spec, ClassificationDecoder.OptionSpecs.top.spec,
                            ClassificationDecoder.OptionSpecs.minScore.spec, ClassificationDecoder.OptionSpecs.softmax.spec,
                            NetworkNode.OptionSpecs.threads.spec, NetworkNode.OptionSpecs.scale.spec, NetworkNode.OptionSpecs.offset.spec,
@@ -180,7 +181,7 @@ extension NodeCatalog {
             switch modeName {
             case .blur: mode = .blur(radius: try o.value(S.blur))
             case .image:
-                guard let image = try o.value(S.image), !image.isEmpty else {
+                guard let image = try o.inputPath(S.image), !image.isEmpty else {
                     throw GraphError.invalidOption(node: name, option: "image", reason: "mode=image needs image=FILE")
                 }
                 mode = .image(path: image)
@@ -210,7 +211,8 @@ extension NodeCatalog {
                  options: DisplaySink.OptionSpecs.all) { name, o in
             let given = try o.value(DisplaySink.OptionSpecs.title)
             let file = URL(fileURLWithPath: o.pipelineFile).deletingPathExtension().lastPathComponent
-            return DisplaySink(name: name, title: given.flatMap { $0.isEmpty ? nil : $0 } ?? "FrameGraph: \(file)")
+            return DisplaySink(name: name, title: given.flatMap { $0.isEmpty ? nil : $0 } ?? "FrameGraph: \(file)",
+                               optional: try o.value(DisplaySink.OptionSpecs.optional))
         },
         NodeType(name: "encode", role: .sink,
                  summary: "video file (.mp4 .mov .mkv .webm; h264 h265 vp9 av1 ffv1 prores) with the source's timing, audio and tags, or an image sequence",

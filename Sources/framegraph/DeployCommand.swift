@@ -4,13 +4,8 @@ import ModelDeployment
 /// The publishing side of model deployment:
 /// `framegraph model key new`, `framegraph model archive`, and `framegraph deploy key|collection|deployment|rule|default|show`.
 struct DeployCommand {
-    static let valued: Set<String> = ["output", "name", "version", "encrypt", "sign", "device-class", "arch", "feature", "min-cores",
-                                      "min-memory", "os", "position"]
-    static let switches: Set<String> = ["default"]
     let arguments: Arguments
 
-    /// `-o FILE` is `--output FILE`.
-    static func normalise(_ words: [String]) -> [String] { words.map { $0 == "-o" ? "--output" : $0 } }
 
     func executeModel() throws -> Int32 {
         let w = arguments.positional
@@ -68,12 +63,12 @@ struct DeployCommand {
             guard w.count == 4 else { throw Arguments.UsageError(description: "usage: framegraph deploy rule TREE COLLECTION DEPLOYMENT [--device-class C] [--arch A] [--feature F]… [--min-cores N] [--min-memory MIB] [--os OS] [--position N] --sign KEY") }
             let rule = CollectionManifest.Rule(deployment: w[3], deviceClass: arguments.value("device-class"), arch: arguments.value("arch"),
                                                features: arguments.all("feature").isEmpty ? nil : arguments.all("feature"),
-                                               minCores: try optionalInteger("min-cores", 1...4096), minMemoryMiB: try optionalInteger("min-memory", 1...(1 << 30)),
+                                               minCores: arguments.optionalInteger("min-cores"), minMemoryMiB: arguments.optionalInteger("min-memory"),
                                                os: arguments.value("os"))
             guard rule.summary != "every machine" else {
                 throw Arguments.UsageError(description: "a rule needs at least one condition (--device-class, --arch, --feature, --min-cores, --min-memory, --os); the default deployment covers every machine")
             }
-            manifest = try tree.addRule(collection: collection, rule: rule, position: try optionalInteger("position", 1...256), key: key)
+            manifest = try tree.addRule(collection: collection, rule: rule, position: arguments.optionalInteger("position"), key: key)
         case "default":
             guard w.count == 4 else { throw Arguments.UsageError(description: "usage: framegraph deploy default TREE COLLECTION DEPLOYMENT --sign KEY") }
             manifest = try tree.setDefault(collection: collection, deployment: w[3], key: key)
@@ -105,7 +100,4 @@ struct DeployCommand {
         return v
     }
 
-    private func optionalInteger(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
-        arguments.value(name) == nil ? nil : try arguments.integer(name, default: 0, in: range)
-    }
 }

@@ -8,8 +8,6 @@ import FrameGraphCamera
 struct DevicesCommand {
     let arguments: Arguments
 
-    static let valued: Set<String> = []
-    static let switches: Set<String> = []
 
     func execute() -> Int32 {
         let paths = arguments.positional.count > 1 ? Array(arguments.positional.dropFirst()) : CameraInfo.candidatePaths()

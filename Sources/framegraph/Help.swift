@@ -1,109 +1,133 @@
+import Foundation
+import FrameGraphPipelines
+
+/// Help text made from the command table (``Commands``): the overview, one command's help, the man
+/// page and the shell completions — so none of them can drift from what the parser accepts.
 enum Help {
-    static let main = """
-    framegraph — real-time video machine learning on Linux CPUs
+    /// `framegraph --help`: every command with one line.
+    static var main: String {
+        var lines = ["framegraph \(FrameGraphCLI.version) — real-time video machine learning on Linux CPUs", "", "USAGE"]
+        let width = Commands.all.map { "framegraph \($0.name) \($0.usage)".count }.filter { $0 <= 52 }.max() ?? 40
+        for c in Commands.all {
+            let head = "  framegraph \(c.name)" + (c.usage.isEmpty ? "" : " \(c.usage)")
+            if head.count <= width + 2 {
+                lines.append(head.padding(toLength: width + 4, withPad: " ", startingAt: 0) + c.summary)
+            } else {
+                lines.append(head)
+                lines.append(String(repeating: " ", count: width + 4) + c.summary)
+            }
+        }
+        lines += ["  framegraph --version", "", "EXAMPLES",
+                  "  framegraph run pipelines/transcode.fg --input talk.mp4 --output small.mp4",
+                  "  framegraph run face-detect --input clip.mp4 --output faces.mp4 --results faces.jsonl",
+                  "  framegraph run pipelines/portrait-segment.fg --camera /dev/video0 --preview",
+                  "  framegraph run -e 'file path=clip.mp4 -> resize width=320 height=240 -> encode path=small.mp4'",
+                  "  framegraph model info selfie_segmentation", "",
+                  "framegraph COMMAND --help shows a command's options, their ranges and defaults, and examples.",
+                  "Models are found by name in the pipeline's folder, the current folder, $FRAMEGRAPH_MODELS, the installed",
+                  "data and the checkout's models/ (docs/MODELS.md); docs/CLI.md has everything."]
+        return lines.joined(separator: "\n")
+    }
 
-    USAGE
-      framegraph run PIPELINE [options]    run a pipeline description file
-      framegraph check PIPELINE [options]  validate a pipeline (wiring, formats) without running it
-      framegraph nodes                     list node types, their ports and options, and the
-                                           video codecs this machine's FFmpeg can encode
-      framegraph probe FILE                what FrameGraph sees in a media file: streams, timing,
-                                           colour tags, rotation, duration, frame count
-      framegraph devices [PATH…]           list cameras (/dev/video* and $FRAMEGRAPH_CAMERAS, a
-                                           colon-separated list) with formats, sizes and frame rates
-      framegraph model info MODEL          inputs, outputs, operations, parameters, FLOPs
-      framegraph model bench MODEL [--runs N] [--warmup N] [--threads N] [--conv-kernels auto|own|xnnpack] [--stages N]
-                                           load/compile time, median/p95 prediction time,
-                                           time per operation type, the N slowest stages (6); who runs the
-                                           convolutions (auto: both timed at compile time, the
-                                           faster kept; XNNPACK without AVX2)
-      framegraph model run MODEL --input-rgb X.rgb|--input-f32 X.f32 --output-dir D [--scale S --offset O]
-                                           one prediction; outputs as D/NAME.f32 (NHWC float32),
-                                           for tools/models/validate.py
-                                           MODEL: .tflite, .onnx or a MetalTensor NAME.plist (json and
-                                           bin beside it); for a plist: --precision fp32|fp16,
-                                           --weights X.bin, --map X.json, --all-layers (every node's
-                                           result also an output); for bench and run, any model:
-                                           --precision int8 (dense convolutions in 8-bit integers)
-      framegraph model compare MODEL CLIP|PHOTO… [--precision int8] [--frames N] [--threads N]
-                                           the model in float32 and in int8 on the same frames:
-                                           the outputs' differences, a mask's IoU, both times
-      framegraph label [--model M] [--threshold T] [--max-results N] [--crop whole|centre] [--json] FILE…
-                                           image labeling as ML Kit: the labels of each photo, or of
-                                           every frame of a video (JSON Lines with --json); default
-                                           model efficientnet_lite0 (built by the setup)
-      framegraph model key new -o team.fgkey
-                                           a team key (AES-256) for encrypted model archives
-      framegraph model archive MODEL [--name N] [--version V] [--encrypt team.fgkey] -o X.fgarchive
-                                           pack a model (and its labels, or a plist's json and bin)
-                                           for deployment, optionally encrypted
-      framegraph deploy key new -o publisher.fgsign
-                                           the publisher's Ed25519 signing key (prints the public key)
-      framegraph deploy collection|deployment|rule|default|show TREE COLLECTION … --sign publisher.fgsign
-                                           publish into a deploy tree served by any web server:
-                                           deployment NAME ENTRY=ARCHIVE… [--default];
-                                           rule DEPLOYMENT --device-class C --arch A --feature F
-                                           --min-cores N --min-memory MIB --os OS [--position N]
-      framegraph models list|pull COLLECTION…|status [COLLECTION…]|clear [--keys] [--machine-config F]
-                                           this machine's deployed models: cached deployments,
-                                           download now (progress bar), what the server offers, clear
-      framegraph --help | --version
+    /// `framegraph COMMAND --help`.
+    static func command(_ c: CommandSpec) -> String {
+        var lines = ["framegraph \(c.name) — \(c.summary)", "", "USAGE", "  framegraph \(c.name)" + (c.usage.isEmpty ? "" : " \(c.usage)")]
+        if !c.details.isEmpty { lines += [""] + c.details.map { "  " + $0 } }
+        if !c.options.isEmpty {
+            lines += ["", "OPTIONS"]
+            for o in c.options {
+                lines.append("  " + o.synopsis)
+                lines.append("        " + o.help + (o.rangeText.map { " [\($0)]" } ?? "") + (o.repeatable ? " (repeatable)" : ""))
+            }
+        }
+        if !c.examples.isEmpty { lines += ["", "EXAMPLES"] + c.examples.map { "  " + $0 } }
+        return lines.joined(separator: "\n")
+    }
 
-    RUN OPTIONS
-      --input PATH          replace the path of the pipeline's file source
-      --output PATH         replace the path of the pipeline's first encode/png sink
-      --mode live|offline   live: paced in real time, slow nodes drop while busy, one output frame
-                            per clock tick; offline: every frame, as fast as possible (default)
-      --fps N               live: output clock rate (default 30); offline: convert the output to
-                            N frames per second (frames dropped or repeated, counted) instead of
-                            keeping the input's own timing (the default)
-      --audio copy|drop|aac the input's audio in the output: copied unchanged (default), dropped,
-                            or re-encoded to AAC
-      --policy reuse|skip   live mode, a tick with no new frame: repeat the last one (default) or skip
-      --stats FILE          write the run's statistics as JSON (schema in docs/CLI.md)
-      --trace FILE          write a Chrome trace-event file (open in Perfetto or chrome://tracing)
-      --results FILE        write what the pipeline's detectors and classifiers find to FILE as
-                            JSON Lines, one line per frame (schema in docs/RESULTS.md)
-      --preview             show the output live in a window (SDL2) beside the pipeline's own
-                            outputs; closing it or pressing q/Escape ends the run like Ctrl-C;
-                            with no display, a warning and the run goes on
-      --set NODE.KEY=VALUE  set an option of a node (repeatable)
-      --loop                loop file sources (stop with Ctrl-C or --duration)
-      --duration SECONDS    stop after this long (clock time)
-      --quiet               no progress line and no table (errors still printed)
-      --latency auto|MS     live mode: show each frame at the first tick at or after its capture
-                            time + this delay (default auto: from the latency frames show, raised
-                            when frames keep missing their tick); more delay, smoother output
-      --max-latency MS      the most auto may raise it to (default 250)
-      --model-budget MB     memory the models' tensors may take (default 2048; also for model)
-      --machine-config F    the machine's deployment config for model=collection:NAME/ENTRY
-                            (default $FRAMEGRAPH_MACHINE_CONFIG, ~/.config/framegraph/machine.json)
-      --update-interval S   check the collections the pipeline uses every S seconds (always once at
-                            the start); a new deployment is downloaded and used from the next launch
-      --hot-swap            switch the running network nodes to a new deployment at a frame boundary
+    /// `framegraph model --help`: the commands of a family.
+    static func family(_ prefix: [String]) -> String {
+        var lines = ["framegraph \(prefix.joined(separator: " ")) — its commands:", ""]
+        for c in Commands.family(prefix) {
+            lines.append("  framegraph \(c.name) \(c.usage)")
+            lines.append("        \(c.summary)")
+        }
+        lines += ["", "framegraph \(prefix.joined(separator: " ")) SUBCOMMAND --help shows one of them."]
+        return lines.joined(separator: "\n")
+    }
 
-    CAMERA OPTIONS (run, check; a camera is always live: --mode offline is refused)
-      --camera PATH         read a V4L2 camera (e.g. /dev/video0) instead of the pipeline's file source
-      --camera-size WxH     requested frame size (default 640x480; the driver grants its nearest)
-      --camera-fps N        requested frame rate (default 30)
-      --camera-format F     the camera's own format: yuyv, mjpeg or auto (default: YUYV if it offers
-                            the size at the rate, else MJPEG)
-      --reconnect           when the camera is unplugged, wait for it to come back (Ctrl-C to stop)
-                            instead of ending the run with status 1
+    /// `framegraph help --man`: the manual page, troff.
+    static var manPage: String {
+        func esc(_ s: String) -> String { s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "-", with: "\\-") }
+        var t = [".TH FRAMEGRAPH 1 \"\" \"framegraph \(FrameGraphCLI.version)\" \"User Commands\"",
+                 ".SH NAME", "framegraph \\- real-time video machine learning on Linux CPUs",
+                 ".SH SYNOPSIS", ".B framegraph", "\\fICOMMAND\\fR [\\fIoptions\\fR]",
+                 ".SH DESCRIPTION",
+                 esc("Frames flow through a graph of nodes (camera or video file, crop and resize, networks, composites, encoder) on CPU threads; a network node admits a frame only when its previous prediction has finished, under a fixed output clock, and every run reports what happened to every frame."),
+                 ".SH COMMANDS"]
+        for c in Commands.all {
+            t += [".SS \(esc("framegraph \(c.name) \(c.usage)"))", esc(c.summary)]
+            for d in c.details { t += [".br", esc(d)] }
+            for o in c.options {
+                t += [".TP", "\\fB\(esc(o.synopsis))\\fR", esc(o.help + (o.rangeText.map { " [\($0)]" } ?? ""))]
+            }
+            if !c.examples.isEmpty {
+                t += [".PP", "Examples:", ".nf"] + c.examples.map(esc) + [".fi"]
+            }
+        }
+        t += [".SH ENVIRONMENT",
+              ".TP", "FRAMEGRAPH_MODELS", esc("folders (colon-separated) where models are looked for by name"),
+              ".TP", "FRAMEGRAPH_MACHINE_CONFIG", esc("this machine's deployment config (hosted models)"),
+              ".TP", "FRAMEGRAPH_MODEL_CACHE", esc("the model cache folder (default ~/.cache/framegraph/models)"),
+              ".TP", "FRAMEGRAPH_CAMERAS", esc("more camera device paths for framegraph devices (colon-separated)"),
+              ".SH EXIT STATUS", esc("0 done, 1 the run stopped on an error (outputs kept), 2 bad command line, pipeline or input, 130 interrupted."),
+              ".SH SEE ALSO", "docs/CLI.md, docs/PIPELINES.md, docs/MODELS.md in FrameGraph's source or PREFIX/share/doc/framegraph"]
+        return t.joined(separator: "\n")
+    }
 
-    EXAMPLES
-      framegraph run pipelines/transcode.fg --input talk.mp4 --output small.mp4   (sound kept)
-      framegraph run pipelines/transcode.fg --input clip.mkv --output clip.webm --set output.codec=av1
-      framegraph probe phone.mov
-      framegraph run pipelines/slow.fg --mode live --stats stats.json --trace trace.json
-      framegraph run pipelines/transcode.fg --set small.width=320 --set small.height=240
-      framegraph check pipelines/slow.fg
-      framegraph devices
-      framegraph run pipelines/portrait-segment.fg --camera /dev/video0 --output live.mp4 --stats s.json
-
-    Ctrl-C stops the sources, finishes work in flight, finalizes the output file and prints the
-    statistics; a second Ctrl-C aborts at once.
-    EXIT STATUS: 0 done, 1 the run stopped on an error (outputs kept), 2 bad command line, pipeline
-    or input, 130 interrupted.
-    """
+    /// `framegraph completions bash|zsh`: commands, subcommands, each command's options, node types
+    /// (after `--set`), shipped pipelines and files.
+    static func completions(shell: String) throws -> String {
+        let top = Commands.topWords.joined(separator: " ")
+        var cases: [String] = []
+        for first in Commands.topWords {
+            let family = Commands.family([first])
+            let subs = family.compactMap { $0.words.count > 1 ? $0.words[1] : nil }
+            let options = Set(family.flatMap { $0.options.map { "--" + $0.name } }).sorted().joined(separator: " ")
+            cases.append("    \(first)) subs=\"\(Array(Set(subs)).sorted().joined(separator: " "))\"; opts=\"\(options) --help\" ;;")
+        }
+        let nodes = NodeCatalog.standard.names.joined(separator: " ")
+        switch shell {
+        case "bash":
+            return """
+            # bash completion for framegraph (made by `framegraph completions bash`)
+            _framegraph() {
+                local cur prev subs opts
+                cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"
+                if [ "$COMP_CWORD" -eq 1 ]; then COMPREPLY=($(compgen -W "\(top) --help --version" -- "$cur")); return; fi
+                case "${COMP_WORDS[1]}" in
+            \(cases.joined(separator: "\n"))
+                    *) subs=""; opts="--help" ;;
+                esac
+                if [ "$prev" = "--set" ]; then COMPREPLY=($(compgen -W "\(nodes)" -S . -- "$cur")); compopt -o nospace 2>/dev/null; return; fi
+                if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); return; fi
+                if [ "$COMP_CWORD" -eq 2 ] && [ -n "$subs" ]; then COMPREPLY=($(compgen -W "$subs" -- "$cur")); return; fi
+                local pipelines=""
+                for d in "$(dirname "$(command -v framegraph)")/../share/framegraph/pipelines" ./pipelines; do
+                    [ -d "$d" ] && pipelines="$pipelines $(cd "$d" && ls *.fg 2>/dev/null | sed 's/\\.fg$//')"
+                done
+                COMPREPLY=($(compgen -f -- "$cur") $(compgen -W "$pipelines" -- "$cur"))
+            }
+            complete -F _framegraph framegraph
+            """
+        case "zsh":
+            return """
+            #compdef framegraph
+            # zsh completion for framegraph (made by `framegraph completions zsh`); uses bash's through bashcompinit
+            autoload -U +X bashcompinit && bashcompinit
+            \(try completions(shell: "bash"))
+            """
+        default:
+            throw Arguments.UsageError(description: "completions: expected bash or zsh, got '\(shell.prefix(40))'")
+        }
+    }
 }

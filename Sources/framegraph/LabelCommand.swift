@@ -10,8 +10,6 @@ import FrameGraphModels
 /// labels; a video prints one line per frame. With `--json`: one JSON object per photo, JSON Lines
 /// per video frame (`{"file", "index", "time", "labels": [{"text", "confidence", "index"}]}`).
 struct LabelCommand {
-    static let valued: Set<String> = ["model", "threshold", "max-results", "crop", "threads", "machine-config"]
-    static let switches: Set<String> = ["json"]
     let arguments: Arguments
 
     struct Line: Encodable {
@@ -32,14 +30,12 @@ struct LabelCommand {
         models.machineConfigPath = arguments.value("machine-config")
         var options = ImageLabelerOptions(localModel: LocalModel(path: arguments.value("model") ?? specs.model.defaultValue))
         options.models = ModelService(models)
-        options.confidenceThreshold = try arguments.number("threshold", in: 0...1).map(Float.init)
-        options.maxResultCount = try arguments.integer("max-results", default: specs.maxResults.defaultValue, in: 1...1000)
-        options.threads = try arguments.integer("threads", default: 1, in: 1...64)
-        switch arguments.value("crop") ?? "whole" {
-        case "whole": options.centreCrop = false
-        case "centre", "center": options.centreCrop = true
-        case let other: throw Arguments.UsageError(description: "--crop '\(other)': expected whole or centre")
-        }
+        options.confidenceThreshold = arguments.number("threshold").map(Float.init)
+        options.maxResultCount = arguments.integer("max-results")
+        options.threads = arguments.integer("threads")
+        // The node's own table reads the words (checked against its choices when parsed).
+        options.centreCrop = arguments.value("crop").flatMap(specs.crop.parse) ?? specs.crop.defaultValue
+        options.softmax = arguments.value("softmax").flatMap(specs.softmax.parse) ?? specs.softmax.defaultValue
         let labeler = try ImageLabeler(options: options)
         if labeler.info.labels.isEmpty {
             FileHandle.standardError.write(Data("framegraph: warning: the model has no labels; results carry class indices only\n".utf8))

@@ -12,9 +12,6 @@ import XNNPACKRuntime
 
 /// `framegraph model info|bench|run|compare MODEL …`.
 struct ModelCommand {
-    static let valued: Set<String> = ["runs", "threads", "warmup", "input-rgb", "input-f32", "scale", "offset", "output-dir", "model-budget",
-                                      "precision", "weights", "map", "machine-config", "conv-kernels", "stages", "frames"]
-    static let switches: Set<String> = ["all-layers"]
     let arguments: Arguments
 
     func execute() throws -> Int32 {
@@ -23,16 +20,16 @@ struct ModelCommand {
             throw Arguments.UsageError(description: "usage: framegraph model info|bench|run|compare MODEL … (see framegraph --help)")
         }
         if words[1] == "compare" { return try compare(model: words[2], media: Array(words.dropFirst(3))) }
-        let runs = try arguments.integer("runs", default: 200, in: 1...1_000_000)
-        let warmup = try arguments.integer("warmup", default: 20, in: 0...1_000_000)
-        let threads = try arguments.integer("threads", default: 1, in: 1...64)
-        let stages = try arguments.integer("stages", default: 6, in: 0...100_000)
+        let runs = arguments.integer("runs")
+        let warmup = arguments.integer("warmup")
+        let threads = arguments.integer("threads")
+        let stages = arguments.integer("stages")
         let kernelsName = arguments.value("conv-kernels") ?? Predictor.ConvolutionKernels.auto.rawValue
         guard let convolutions = Predictor.ConvolutionKernels(rawValue: kernelsName) else {
             throw Arguments.UsageError(description: "--conv-kernels '\(kernelsName)': expected one of "
                                        + Predictor.ConvolutionKernels.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        let limits = try ModelCommand.limits(arguments)
+        let limits = ModelCommand.limits(arguments)
         let start = Date()
         // An archive (.fgarchive) or a hosted model (collection:NAME/ENTRY) is opened in memory first.
         var archiveLines: [String] = []
@@ -90,9 +87,9 @@ struct ModelCommand {
         }
         let candidate = try precision(default: .int8), text = candidate.rawValue
         guard candidate != .float16 else { throw Arguments.UsageError(description: "--precision '\(text)': expected int8 or fp32") }
-        let frames = try arguments.integer("frames", default: 300, in: 1...1_000_000)
-        let threads = try arguments.integer("threads", default: 1, in: 1...64)
-        let path = try service(limits: try ModelCommand.limits(arguments)).resolve(model).path
+        let frames = arguments.integer("frames")
+        let threads = arguments.integer("threads")
+        let path = try service(limits: ModelCommand.limits(arguments)).resolve(model).path
         let comparison = try PrecisionComparison(model: path, precision: candidate.predictor, threads: threads)
         var low: [String] = []
         /// Per clip with a mask: its name and the IoU of all its frames together (Σ intersection / Σ union).
@@ -226,8 +223,8 @@ struct ModelCommand {
     }
 
     /// `--model-budget MB`: the memory budget models are checked against (default 2048 MiB).
-    static func limits(_ arguments: Arguments) throws -> ModelLimits {
-        let megabytes = try arguments.integer("model-budget", default: ModelLimits.defaultBudgetBytes >> 20, in: 1...1_048_576)
+    static func limits(_ arguments: Arguments) -> ModelLimits {
+        let megabytes = arguments.integer("model-budget")
         return ModelLimits(memoryBudgetBytes: megabytes << 20)
     }
 
@@ -253,8 +250,8 @@ struct ModelCommand {
                                                got: "\(data.count) bytes in \(file)")
             }
             let known = ModelCommand.knownNormalization(graph) ?? .unit
-            let scale = Float(try arguments.number("scale", in: -1e6...1e6) ?? Double(known.scale))
-            let offset = Float(try arguments.number("offset", in: -1e6...1e6) ?? Double(known.offset))
+            let scale = Float(arguments.number("scale") ?? Double(known.scale))
+            let offset = Float(arguments.number("offset") ?? Double(known.offset))
             for (i, b) in data.enumerated() { input.pointer[i] = Float(b) * scale + offset }
         } else {
             throw Arguments.UsageError(description: "model run needs --input-rgb FILE (uint8 HWC) or --input-f32 FILE (float32 NHWC)")

@@ -4,8 +4,6 @@ import ModelDeployment
 
 /// The machine side of model deployment: `framegraph models list|pull|status|clear`.
 struct ModelsCommand {
-    static let valued: Set<String> = ["machine-config"]
-    static let switches: Set<String> = ["keys", "quiet"]
     let arguments: Arguments
 
     static let usage = "usage: framegraph models list | pull COLLECTION… | status [COLLECTION…] | clear [--keys]; each with [--machine-config FILE]"

@@ -48,7 +48,7 @@ import TestSupport
         let run = try runCommand(TestEnvironment.cli, ["run", "pipelines/label-video.fg", "--machine-config", machine, "--mode", "live", "--loop",
                                                        "--duration", "9", "--hot-swap", "--update-interval", "1", "--quiet",
                                                        "--set", "labels.model=collection:FlowerModels/FlowerClassifier",
-                                                       "--set", "log.path=\(out).jsonl", "--output", "\(out).mp4", "--stats", "\(out).json"],
+                                                       "--results", "\(out).jsonl", "--output", "\(out).mp4", "--stats", "\(out).json"],
                                  timeout: 120) { _ in
             Thread.sleep(forTimeInterval: 2.5)
             _ = try? f.cli(["deploy", "deployment", tree, "FlowerModels", "autumn", "FlowerClassifier=\(f.classifier1)",
@@ -322,7 +322,7 @@ final class DeployFixture: Sendable {
     func label(_ work: URL, _ name: String, machine: String, fallback: String? = nil, temporary: String? = nil) throws -> LabelRun {
         let out = work.appendingPathComponent(name).path
         var arguments = ["run", "pipelines/label-video.fg", "--machine-config", machine, "--duration", "1", "--quiet",
-                         "--set", "labels.model=collection:FlowerModels/FlowerClassifier", "--set", "log.path=\(out).jsonl",
+                         "--set", "labels.model=collection:FlowerModels/FlowerClassifier", "--results", "\(out).jsonl",
                          "--output", "\(out).mp4", "--stats", "\(out).json"]
         if let fallback { arguments += ["--set", "labels.fallback=\(fallback)"] }
         let r = try runCommand(TestEnvironment.cli, arguments, environment: temporary.map { ["TMPDIR": $0] } ?? [:], timeout: 300)

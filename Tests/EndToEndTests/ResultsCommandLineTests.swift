@@ -6,24 +6,36 @@ import TestSupport
 /// Results from the command line, as a user types it: `--results`, and the kind check of `check`.
 @Suite(.serialized) struct ResultsCommandLineTests {
     @Test(.enabled(if: TestEnvironment.portraitSample != nil, "the setup makes samples/media/portrait.mp4"))
-    func resultsFlagWritesWhatTheDetectorFoundBesideThePipelinesOwnLog() throws {
+    func resultsFlagReplacesThePipelinesOwnResultsFileAndTheRunWritesOnlyWhatWasNamed() throws {
+        // A user's pipeline with its own results file, run from an empty folder with --results: the
+        // detections go to the named file only, and the folder holds exactly what was named.
         let folder = TestEnvironment.scratch("results-flag")
-        let video = folder.appendingPathComponent("faces.mp4").path, log = folder.appendingPathComponent("log.jsonl").path
-        let extra = folder.appendingPathComponent("extra.jsonl").path
-        let run = try runCommand(TestEnvironment.cli, ["run", "pipelines/face-detect.fg", "--input", TestEnvironment.portraitSample ?? "",
-                                                       "--output", video, "--set", "log.path=\(log)", "--results", extra, "--quiet",
-                                                       "--set", "source.duration=1"])
+        let pipeline = folder.appendingPathComponent("faces.fg").path
+        try """
+        source = file path=\(TestEnvironment.portraitSample ?? "") duration=1
+        faces  = detect-faces
+        marks  = annotate hud=false
+        output = encode path=own.mp4
+        log    = results path=own.jsonl
+        source -> marks.frame
+        source -> faces -> marks.results
+        faces -> log
+        marks -> output
+        """.write(toFile: pipeline, atomically: true, encoding: .utf8)
+        let run = try runCommand(TestEnvironment.cli, ["run", pipeline, "--output", "faces.mp4", "--results", "extra.jsonl"], in: folder)
         #expect(run.status == 0, "\(run.stderr)")
-        let fromFlag = try ResultsLines.read(path: extra), fromPipeline = try ResultsLines.read(path: log)
-        #expect(fromFlag.count == 30 && fromFlag == fromPipeline)
-        #expect(fromFlag.allSatisfy { $0.results.producer == "faces" && $0.results.detections.count == 1 && $0.width == 640 })
-        #expect(FileManager.default.fileExists(atPath: video))
+        let records = try ResultsLines.read(path: folder.appendingPathComponent("extra.jsonl").path)
+        #expect(records.count == 30)
+        #expect(records.allSatisfy { $0.results.producer == "faces" && $0.results.detections.count == 1 && $0.width == 640 })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["extra.jsonl", "faces.fg", "faces.mp4"])
+        // The summary ends with the list of files written.
+        #expect(run.stdout.split(separator: "\n").last == "wrote: extra.jsonl, faces.mp4", "\(run.stdout)")
     }
 
     @Test func resultsFlagOnAPipelineWithoutResultsIsAUsageError() throws {
         let run = try runCommand(TestEnvironment.cli, ["run", "pipelines/transcode.fg", "--results", "x.jsonl"])
         #expect(run.status == 2)
-        #expect(run.stderr.contains("--results: the pipeline has no node that produces results"), "\(run.stderr)")
+        #expect(run.stderr == "framegraph: --results: pipelines/transcode.fg has no node that produces results (a detector or classifier, such as detect-faces)\n", "\(run.stderr)")
     }
 
     @Test func checkRefusesResultsWiredIntoAFramePortNamingBothKinds() throws {

@@ -127,7 +127,7 @@ import TestSupport
             ("pipelines/transcode.fg", ["--fps", "1e-9"], "--fps expects a number from 0.1 to 1000"),
             ("pipelines/transcode.fg", ["--fps", "nan"], "--fps expects a number"),
             ("pipelines/transcode.fg", ["--duration", "-1"], "--duration expects a number"),
-            ("pipelines/transcode.fg", ["--camera", "/dev/video99", "--camera-fps", "1e9"], "--camera-fps: must be from 0.1 to 1000, got 1e9"),
+            ("pipelines/transcode.fg", ["--camera", "/dev/video99", "--camera-fps", "1e9"], "--camera-fps expects a number from 0.1 to 1000, got '1e9'"),
             ("pipelines/transcode.fg", ["--model-budget", "0"], "--model-budget expects an integer from 1"),
             // --set reaches the camera that --camera made of the file source (it used to be dropped).
             ("pipelines/transcode.fg", ["--camera", "/dev/video99", "--set", "source.buffers=1"], "option 'buffers': must be from 2 to 32, got 1"),

@@ -96,11 +96,11 @@ public struct CommandResult: Sendable {
 /// `whileRunning` may take its time (sample memory, send SIGINT) without the child blocking on a
 /// full pipe; it returns before the child is waited for.
 public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                       timeout: Double = 120, whileRunning: ((Process) -> Void)? = nil) throws -> CommandResult {
+                       timeout: Double = 120, in folder: URL? = nil, whileRunning: ((Process) -> Void)? = nil) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    process.currentDirectoryURL = TestEnvironment.root
+    process.currentDirectoryURL = folder ?? TestEnvironment.root
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     }
