@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates the tools venv (.venv-tools) with what the tests need from PyPI (onnx, onnxruntime:
-# the reference runtime of the ONNX parity tests; pillow: PNG reading for tools/metaltensor).
+# the reference runtime of the ONNX parity tests; pillow: PNG reading for tools/metaltensor), and
+# installs tools/fgtools (the helpers the tools share across folders) into it, editable.
 # Idempotent; quiet when already set up.
 # For the full tools (LiteRT goldens, peers' benchmarks) use tools/requirements-tools.txt.
 set -euo pipefail
@@ -11,4 +12,10 @@ fi
 if ! .venv-tools/bin/python -c "import onnx, onnxruntime, numpy, PIL" 2>/dev/null; then
   echo "installing the test suite's Python reference tools (onnx, onnxruntime, numpy, pillow) into .venv-tools"
   .venv-tools/bin/python -m pip install --quiet --disable-pip-version-check -r tools/requirements-ci.txt
+fi
+# fgtools from this checkout (an editable install: edits in tools/fgtools take effect at once).
+if ! .venv-tools/bin/python -c 'import os, sys, fgtools; sys.exit(os.path.dirname(os.path.realpath(fgtools.__file__)) != os.path.realpath("tools/fgtools"))' 2>/dev/null; then
+  echo "installing tools/fgtools into .venv-tools (editable)"
+  .venv-tools/bin/python -m pip install --quiet --disable-pip-version-check -e tools
+  rm -rf tools/fgtools.egg-info
 fi

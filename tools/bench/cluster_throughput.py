@@ -28,10 +28,10 @@ import tempfile
 import threading
 import time
 
+from fgtools import raycluster as tc  # cluster and clip helpers
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tools", "cluster"))
-import test_cluster as tc  # noqa: E402  (cluster and clip helpers)
 
 
 def direct(clips, out_dir, parallel):

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark of FrameGraph's model deployment against curl, both sides printed from one interleaved run.
 
-    python3 tools/bench/deployment_vs_curl.py [--rounds 5] [--pin] [--keep]
+    .venv-tools/bin/python tools/bench/deployment_vs_curl.py [--rounds 5] [--pin] [--keep]
 
-Needs the built CLI (.build/release/framegraph), curl, nginx and openssl, and
+Needs a Python with fgtools installed (.venv-tools: tools/setup-python.sh), the built CLI (.build/release/framegraph), curl, nginx and openssl, and
 models/cache/efficientnet_lite0.onnx (about 18.5 MB). Run from anywhere; it works in a temporary
 folder (deleted at the end unless --keep) and starts one nginx through tools/deploy/test_server.py:
 the plain deploy tree at /, the encrypted one at /alt/enc/ (the same static location type), the key
@@ -53,12 +53,11 @@ import sys
 import tempfile
 import time
 
+from fgtools import deploy_server as test_server  # the nginx harness (tools/deploy/test_server.py's code)
+from fgtools.hostinfo import cpu_name
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tools", "deploy"))
-import test_server  # noqa: E402  (the nginx harness)
-sys.path.insert(0, os.path.join(REPO, "tools", "models"))
-from hostinfo import cpu_name  # noqa: E402
 
 FRAMEGRAPH = os.path.join(REPO, ".build", "release", "framegraph")
 MODEL = "models/cache/efficientnet_lite0.onnx"   # relative to REPO, as a pipeline option

@@ -6,8 +6,8 @@ sequential), (c) FrameGraph (`framegraph model bench MODEL.plist --runs N --thre
 measurement runs in its own process pinned with taskset to one CPU (default 0). Prints each round,
 the median of the round medians and the ratios. Asserts nothing.
 
-  tools/bench/metaltensor_vs_peers.py [--models PortraitSegmentNet,RapidFaceDetect,Landmarks,MobileNetV2_1.0]
-                                      [--rounds 5] [--runs 50] [--numpy-runs 5] [--cpu 0]
+  .venv-tools/bin/python tools/bench/metaltensor_vs_peers.py [--models PortraitSegmentNet,RapidFaceDetect,Landmarks,MobileNetV2_1.0]
+                                                             [--rounds 5] [--runs 50] [--numpy-runs 5] [--cpu 0]
 
 The input is a real frame: the centre square of again.mkv at t = 0.5 s resized to each model's input.
 MobileNetV2_1.0 ships no .bin: its weights come from tools/metaltensor/make_random_weights.py --seed 1
@@ -62,8 +62,7 @@ def prepare(name):
 
 def worker(kind, plist, bin_, onnx_path, input_path, runs, warmup):
     import numpy as np
-    sys.path.insert(0, MT)
-    import mt_reference as mtr
+    from fgtools import mt_reference as mtr
     model = mtr.load_model(plist, None, bin_)
     h, w, c = model.nodes[model.input].shape
     x = np.fromfile(input_path, "<f4").reshape(h, w, c)
@@ -126,10 +125,9 @@ def main():
     ap.add_argument("--cpu", type=int, default=0, help="CPU every measurement is pinned to (taskset -c)")
     a = ap.parse_args()
     pin = ["taskset", "-c", str(a.cpu)]
-    sys.path.insert(0, MT)
     import numpy as np
-    import mt_demos
-    import mt_reference as mtr
+    from fgtools import mt_demos
+    from fgtools import mt_reference as mtr
     frame = mt_demos.decode_frame(mt_demos.default_clip(), 0.5)
     H, W = frame.shape[:2]
     tmp = tempfile.mkdtemp(prefix="mt-bench-")

@@ -33,10 +33,10 @@ import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from framegraph_batch import (DEFAULT_FRAMEGRAPH, DROP_KEYS, UserError, _die_with_parent,  # noqa: E402
+from framegraph_batch import (DEFAULT_FRAMEGRAPH, DROP_KEYS, UserError, _die_with_parent,  # beside this file
                               check_address, read_stats, write_atomically)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 BACKOFF_START, BACKOFF_MAX, STABLE_SECONDS = 1.0, 30.0, 60.0
 

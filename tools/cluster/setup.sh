@@ -13,3 +13,9 @@ if [ "$have" != "$want" ]; then
   echo "installing Ray $want for tools/cluster into .venv-ray"
   .venv-ray/bin/python -m pip install --quiet --disable-pip-version-check -r tools/cluster/requirements.txt
 fi
+# fgtools (tools/fgtools: the cluster helpers its tests and benchmark share), editable, from this checkout.
+if ! .venv-ray/bin/python -c 'import os, sys, fgtools; sys.exit(os.path.dirname(os.path.realpath(fgtools.__file__)) != os.path.realpath("tools/fgtools"))' 2>/dev/null; then
+  echo "installing tools/fgtools into .venv-ray (editable)"
+  .venv-ray/bin/python -m pip install --quiet --disable-pip-version-check -e tools
+  rm -rf tools/fgtools.egg-info
+fi

@@ -22,10 +22,9 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import test_cluster as tc  # noqa: E402
+from fgtools import raycluster as tc
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 STREAMS = os.path.join(HERE, "framegraph_streams.py")
 
 
@@ -138,7 +137,7 @@ def main():
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, tc._terminate)
+    signal.signal(signal.SIGTERM, tc.raise_interrupt)
     try:
         sys.exit(main())
     except tc.Failed as e:

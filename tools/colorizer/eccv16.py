@@ -19,14 +19,11 @@ Usage:  python3 tools/colorizer/eccv16.py --out /tmp/eccv16.onnx
 """
 import argparse
 import os
-import sys
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def block(cin, cout, n, stride_last=1, dilation=1, bn=True):

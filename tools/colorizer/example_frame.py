@@ -12,8 +12,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 from skimage.color import lab2rgb, rgb2lab
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from metrics import decode_clip, predict, session  # noqa: E402
+from metrics import decode_clip, predict, session  # beside this file
 
 
 def main(model, clip, index, out, width=320):

@@ -18,8 +18,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
-from prune_bins import tail_nodes  # noqa: E402
+from prune_bins import tail_nodes  # beside this file
 
 
 def main(src, dst):

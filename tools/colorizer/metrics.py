@@ -41,15 +41,13 @@ import json
 import math
 import os
 import subprocess
-import sys
 import time
 
 import numpy as np
 from PIL import Image, ImageDraw
 from skimage.color import lab2rgb, rgb2lab
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import colorcommon as cc  # noqa: E402
+import colorcommon as cc  # beside this file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SKIN_HUE = (15.0, 80.0)   # degrees, Lab hue angle atan2(b, a)

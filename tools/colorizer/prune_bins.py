@@ -15,7 +15,6 @@ Usage:
 """
 import argparse
 import os
-import sys
 
 import numpy as np
 import onnx
@@ -23,8 +22,7 @@ from onnx import helper, numpy_helper
 from PIL import Image
 from skimage.color import rgb2lab
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from metrics import decode_clip, model_size, resize_f, session, with_temperature  # noqa: E402
+from metrics import decode_clip, model_size, resize_f, session, with_temperature  # beside this file
 
 
 def tail_nodes(m):

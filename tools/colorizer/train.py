@@ -59,8 +59,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from PIL import Image
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import colorcommon as cc  # noqa: E402
+import colorcommon as cc  # beside this file
 
 IMG = 256          # network input size
 OUT_RES = 64       # a/b output size (1/4)

@@ -24,8 +24,7 @@ import tempfile
 import mediapipe as mp
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from detection_parity import ROOT, decode_rgb  # noqa: E402
+from detection_parity import ROOT, decode_rgb  # beside this file
 
 PIPELINE = """source = file path={clip}
 mesh   = face-landmarks max-faces=1 lines=none

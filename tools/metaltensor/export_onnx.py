@@ -32,9 +32,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import mt_reference as mtr  # noqa: E402
+from fgtools import mt_reference as mtr
 
 
 class _G:
@@ -262,7 +260,7 @@ def export(model, opset=17):
 
 def default_input(model):
     """A real frame: the centre square of again.mkv at t = 0.5 s resized to the input size (§10)."""
-    import mt_demos
+    from fgtools import mt_demos
     frame = mt_demos.decode_frame(mt_demos.default_clip(), 0.5)
     h, w, _ = model.nodes[model.input].shape
     H, W = frame.shape[:2]

@@ -22,8 +22,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mt_reference as mtr  # noqa: E402
+from fgtools import mt_reference as mtr
 
 
 def plan(model, wmap):

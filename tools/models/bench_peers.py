@@ -26,9 +26,8 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mpmodels as mp  # noqa: E402
-from hostinfo import cpu_name  # noqa: E402
+import mpmodels as mp
+from fgtools.hostinfo import cpu_name
 
 
 def timed(fn, n: int, warmup: int) -> list[float]:

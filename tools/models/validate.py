@@ -31,8 +31,7 @@ import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mpmodels as mp  # noqa: E402
+import mpmodels as mp
 
 
 def reference(model: str, x: np.ndarray, xnnpack: bool = True) -> dict[str, np.ndarray]:
