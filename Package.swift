@@ -11,7 +11,7 @@ let package = Package(
         // modules of the parts it uses (FrameGraphMedia, FrameGraphFilters, FrameGraphNetwork,
         // FrameGraphFaces, FrameGraphLabeling, FrameGraphMetalTensor, FrameGraphCamera,
         // FrameGraphPipelines, FrameGraphModels, NeuralGraph, XNNPACKRuntime).
-        .library(name: "FrameGraph", targets: ["FrameGraph", "FrameGraphResults", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
+        .library(name: "FrameGraph", targets: ["FrameGraph", "FrameGraphResults", "SafeFiles", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                "NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport", "XNNPACKRuntime", "ModelFormats",
                                                "ModelDeployment", "FrameGraphModels", "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling",
                                                "FrameGraphMetalTensor", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay"]),
@@ -40,8 +40,9 @@ let package = Package(
         .target(name: "CModelDeployment", dependencies: ["COpenSSL", "CCurl"],
                 linkerSettings: [.linkedLibrary("crypto"), .linkedLibrary("curl")]),
 
-        // FrameGraph's own C kernels (Lab arithmetic), compiled for baseline x86-64 and AVX2+FMA,
-        // chosen at run time.
+        // FrameGraph's own C kernels (convolutions: dense, depthwise, int8 VNNI, banded blocks;
+        // resize, region sampling, input resampling, blend, Lab, chroma recombination …), each built for
+        // baseline x86-64, AVX2+FMA and, where it pays, AVX-512F, chosen at run time.
         .target(name: "CFrameGraphKernels"),
         // Neural-network graph IR: tensors, constants in aligned storage, operations, shape checks.
         .target(name: "NeuralGraph"),
@@ -56,8 +57,11 @@ let package = Package(
         // What a frame's results are (detections, landmarks, labels), landmark topologies, and the
         // results file format (JSON Lines); no frames, no dependencies.
         .target(name: "FrameGraphResults"),
+        // Files written safely: a temporary file created exclusively (no symlink followed, final
+        // permissions from the start) beside the destination, renamed into place when complete.
+        .target(name: "SafeFiles"),
         // Core: frames, pixel formats, buffer pool, nodes, graph, scheduler, clocks, stats, tracing.
-        .target(name: "FrameGraph", dependencies: ["FrameGraphResults"]),
+        .target(name: "FrameGraph", dependencies: ["FrameGraphResults", "SafeFiles"]),
         // Thin owning Swift wrappers over FFmpeg (free in deinit, errors thrown with FFmpeg's message).
         .target(name: "FFmpegSupport", dependencies: ["FrameGraph", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale", "CSWResample"]),
         // Sources and sinks: video files in and out, PNG, test pattern.
@@ -74,7 +78,7 @@ let package = Package(
         .target(name: "FrameGraphDisplay", dependencies: ["FrameGraph", "CSDL2"]),
         // Model deployment: archives (encrypted or not), signed collections with targeting rules, the
         // machine's cache, downloads, key fetching.
-        .target(name: "ModelDeployment", dependencies: ["ModelFormats", "NeuralGraph", "MetalTensorImport", "CModelDeployment"]),
+        .target(name: "ModelDeployment", dependencies: ["ModelFormats", "NeuralGraph", "MetalTensorImport", "CModelDeployment", "SafeFiles"]),
         // The model service a run carries: search path, format by content, limits, archives and hosted
         // collections (with fallback), imported graphs shared between nodes, typed errors; ModelUser.
         .target(name: "FrameGraphModels", dependencies: ["ModelFormats", "ModelDeployment", "NeuralGraph", "MetalTensorImport"]),

@@ -1,71 +1,85 @@
 import Foundation
+import SafeFiles
 
-/// A file being written safely: the bytes go to a hidden temporary file in the destination's folder,
-/// which ``commit()`` renames onto the destination in one step. A crash, a kill or a concurrent writer
-/// therefore never leaves a truncated or mixed file under the final name: readers see the old file or
-/// the complete new one.
+/// An output file of a run, written safely through ``SafeFiles/AtomicFile``: the bytes go to a new
+/// hidden temporary file in the destination's folder (created exclusively, never through a symlink,
+/// under a short random name that keeps the extension, `out/.fg-k3J9x2Qa7LmP.json`), which
+/// ``commit()`` renames onto the destination in one step. A crash, a kill or a concurrent writer
+/// therefore never leaves a truncated or mixed file under the final name: readers see the old file
+/// or the complete new one. Libraries that choose a format by extension (FFmpeg's muxers) write the
+/// temporary path and choose the same one.
 ///
 /// ```swift
 /// let out = try OutputFile(destination: "out/stats.json")
-/// try data.write(to: URL(fileURLWithPath: out.temporaryPath))
+/// try out.append(data)
 /// try out.commit()
 /// ```
-/// The temporary name keeps the destination's extension (`out/.stats.json.partial-1234-5678.json`), so
-/// libraries that choose a format by extension (FFmpeg's muxers) choose the same one.
 public final class OutputFile: @unchecked Sendable {
     /// Where the file ends up.
     public let destination: String
+    private let file: AtomicFile
     /// Where it is written until ``commit()``.
-    public let temporaryPath: String
-    private var done = false
+    public var temporaryPath: String { file.temporaryPath }
 
-    /// Checks that `destination` is a local path, creates its folder, and picks a temporary name
-    /// beside it. Nothing is created at the destination itself.
-    public init(destination: String) throws {
+    /// Checks that `destination` is a local path, creates its folder, and creates the temporary file
+    /// beside it (`mode` 0600 for secrets). Nothing is created at the destination itself.
+    public init(destination: String, mode: mode_t = 0o644) throws {
         try OutputFile.checkLocal(destination)
         self.destination = destination
-        let url = URL(fileURLWithPath: destination)
-        let folder = url.deletingLastPathComponent()
+        let folder = URL(fileURLWithPath: destination).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
             throw GraphError.io(path: destination, reason: "cannot create its folder \(folder.path)")
         }
-        let name = url.lastPathComponent
-        let ext = url.pathExtension
-        let unique = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        temporaryPath = folder.appendingPathComponent(".\(name).partial-\(unique)" + (ext.isEmpty ? "" : ".\(ext)")).path
+        do {
+            file = try AtomicFile(destination: destination, mode: mode)
+        } catch let failure as AtomicFile.Failure {
+            throw GraphError.io(path: destination, reason: failure.reason)
+        }
     }
 
-    deinit {
-        if !done { discard() }
+    /// A handle that writes the temporary file (closed by its owner before ``commit()``).
+    public func handle() throws -> FileHandle {
+        do {
+            return FileHandle(fileDescriptor: try file.duplicateDescriptor(), closeOnDealloc: true)
+        } catch let failure as AtomicFile.Failure {
+            throw GraphError.io(path: destination, reason: failure.reason)
+        }
     }
 
-    /// Moves the finished temporary file onto the destination (atomically, replacing what was there).
+    /// Appends `data` to the temporary file.
+    public func append(_ data: Data) throws {
+        do {
+            try data.withUnsafeBytes { try file.write($0) }
+        } catch let failure as AtomicFile.Failure {
+            throw GraphError.io(path: destination, reason: failure.reason)
+        }
+    }
+
+    /// Flushes the temporary file and moves it onto the destination (atomically, replacing what was
+    /// there); a full disk is an error here.
     public func commit() throws {
-        guard !done else { return }
-        done = true
-        guard rename(temporaryPath, destination) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw GraphError.io(path: destination, reason: "cannot move the finished file into place: \(reason)")
+        do {
+            try file.commit()
+        } catch let failure as AtomicFile.Failure {
+            throw GraphError.io(path: destination, reason: failure.reason)
         }
     }
 
     /// Removes the temporary file (the destination is left as it was).
     public func discard() {
-        done = true
-        unlink(temporaryPath)
+        file.discard()
     }
 
     /// Writes `data` to `path` through a temporary file and a rename.
-    public static func write(_ data: Data, to path: String) throws {
-        let out = try OutputFile(destination: path)
+    public static func write(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
+        let out = try OutputFile(destination: path, mode: mode)
         do {
-            try data.write(to: URL(fileURLWithPath: out.temporaryPath))
+            try out.append(data)
         } catch {
             out.discard()
-            throw GraphError.io(path: path, reason: "cannot write: \(FileCheck.plainReason(error))")
+            throw error
         }
         try out.commit()
     }

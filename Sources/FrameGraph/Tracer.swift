@@ -33,10 +33,10 @@ public final class Tracer: Sendable {
         try state.withLock { s in
             guard s.output == nil else { return }
             let output = try OutputFile(destination: url.path)
-            guard FileManager.default.createFile(atPath: output.temporaryPath, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: output.temporaryPath) else {
+            let handle: FileHandle
+            do { handle = try output.handle() } catch {
                 output.discard()
-                throw GraphError.io(path: url.path, reason: "cannot create the trace file")
+                throw error
             }
             s.output = output
             s.handle = handle

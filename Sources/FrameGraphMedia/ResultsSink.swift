@@ -38,9 +38,10 @@ public final class ResultsSink: SinkNode, @unchecked Sendable {
 
     override public func start(context: RunContext) throws {
         let out = try OutputFile(destination: path)
-        guard FileManager.default.createFile(atPath: out.temporaryPath, contents: nil), let h = FileHandle(forWritingAtPath: out.temporaryPath) else {
+        let h: FileHandle
+        do { h = try out.handle() } catch {
             out.discard()
-            throw GraphError.io(path: path, reason: "cannot create the results file")
+            throw error
         }
         output = out
         handle = h

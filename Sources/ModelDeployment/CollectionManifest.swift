@@ -9,6 +9,8 @@ public struct CollectionManifest: Codable, Sendable, Equatable {
     public static let maxBytes = 1 << 20
     public var format = CollectionManifest.formatName
     public var collection: String
+    /// The largest sequence a manifest may carry (so that publishing the next one cannot overflow).
+    public static let maxSequence = 1 << 53
     public var sequence: Int
     public var published: String
     public var deployments: [String: Deployment]
@@ -121,7 +123,9 @@ public struct CollectionManifest: Codable, Sendable, Equatable {
         func bad(_ reason: String) -> DeploymentError { .invalidFile(path: file, reason: reason) }
         guard format == Self.formatName else { throw bad("field 'format' is '\(format.prefix(40))', expected '\(Self.formatName)'") }
         guard ArchiveManifest.isSafeName(collection) else { throw bad("field 'collection' is not a safe name") }
-        guard sequence >= 1 else { throw bad("field 'sequence' must be ≥ 1") }
+        guard sequence >= 1, sequence <= CollectionManifest.maxSequence else {
+            throw bad("field 'sequence' must be from 1 to \(CollectionManifest.maxSequence)")
+        }
         guard deployments.count <= 64, rules.count <= 256 else { throw bad("at most 64 deployments and 256 rules") }
         for (name, d) in deployments {
             guard ArchiveManifest.isSafeName(name) else { throw bad("deployment name '\(name.prefix(40))' is not a safe name") }

@@ -103,7 +103,8 @@ public struct CollectionUpdater: Sendable {
             unlink(partial)
             throw DeploymentError.digestMismatch(what: "\(config.server)\(e.archive) (entry \(entry))", expected: e.sha256, got: digest)
         }
-        do { _ = try ModelArchive.manifest(path: partial) } catch {
+        // The whole archive's structure (its exact length from its manifest), not only its header.
+        do { _ = try ModelArchive.manifest(of: [UInt8](try JSONFile.read(partial, maxBytes: e.size)), name: "\(entry) (\(e.sha256.prefix(12)))") } catch {
             unlink(partial)
             throw error
         }

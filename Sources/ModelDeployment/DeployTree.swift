@@ -1,4 +1,5 @@
 import Foundation
+import NeuralGraph
 
 /// The publishing side: a folder of plain files any static web server can serve.
 ///
@@ -40,20 +41,32 @@ public struct DeployTree: Sendable {
 
     /// Adds (or replaces) a deployment: each entry's archive is checked and copied into the tree.
     @discardableResult
-    public func addDeployment(collection: String, name: String, archives: [String: String], key: PublisherKey, makeDefault: Bool) throws -> CollectionManifest {
+    /// Every archive is read and checked whole before anything is published: its exact length from
+    /// its manifest, its files' SHA-256 when it is not encrypted, and, given the team keys it is
+    /// encrypted with (`teamKeys`), that it decrypts — a machine never receives what cannot open.
+    public func addDeployment(collection: String, name: String, archives: [String: String], key: PublisherKey, makeDefault: Bool,
+                              teamKeys: [TeamKey] = []) throws -> CollectionManifest {
         guard ArchiveManifest.isSafeName(name) else { throw DeploymentError.usage("'\(name.prefix(60))': a deployment name is letters, digits, '.', '_' and '-'") }
         guard !archives.isEmpty else { throw DeploymentError.usage("a deployment needs at least one ENTRY=ARCHIVE") }
         var m = try manifest(collection, key: key)
         var entries: [String: CollectionManifest.Entry] = [:]
         for (entry, path) in archives {
             guard ArchiveManifest.isSafeName(entry) else { throw DeploymentError.usage("'\(entry.prefix(60))': an entry name is letters, digits, '.', '_' and '-'") }
-            let archive = try ModelArchive.manifest(path: path)
-            guard let sha = Crypto.sha256(fileAt: path), let size = JSONFile.size(of: path) else {
-                throw DeploymentError.invalidFile(path: path, reason: "cannot read it")
+            let data = try JSONFile.read(path, maxBytes: Int(ModelLimits.standard.maxFileBytes) + ModelArchive.maxHeaderBytes + 28)
+            let bytes = [UInt8](data)
+            let name = (path as NSString).lastPathComponent
+            let (archive, _) = try ModelArchive.manifest(of: bytes, name: name)
+            if let encryption = archive.encryption {
+                if let teamKey = teamKeys.first(where: { $0.id == encryption.keyID }) {
+                    _ = try ModelArchive.open(bytes: bytes, name: name, key: teamKey)
+                }
+            } else {
+                _ = try ModelArchive.open(bytes: bytes, name: name, key: nil)
             }
+            let sha = Crypto.sha256(data), size = data.count
             let target = "\(root)/\(CollectionManifest.archivePath(sha256: sha))"
             if !FileManager.default.fileExists(atPath: target) {
-                try JSONFile.writeAtomically(try JSONFile.read(path, maxBytes: size), to: target)
+                try JSONFile.writeAtomically(data, to: target)
             }
             entries[entry] = .init(archive: CollectionManifest.archivePath(sha256: sha), sha256: sha, size: size, version: archive.version,
                                    modelFormat: archive.modelFormat, keyID: archive.encryption?.keyID)
@@ -92,6 +105,9 @@ public struct DeployTree: Sendable {
 
     /// Writes the manifest with the next sequence number, then its signature.
     private func publish(_ m: inout CollectionManifest, key: PublisherKey) throws {
+        guard m.sequence < CollectionManifest.maxSequence else {
+            throw DeploymentError.usage("collection '\(m.collection)': its sequence \(m.sequence) is at the limit (\(CollectionManifest.maxSequence)); start a new collection")
+        }
         m.sequence += 1
         m.published = CollectionManifest.now()
         try m.validate(name: manifestPath(m.collection))

@@ -1,5 +1,6 @@
 import Foundation
 import NeuralGraph
+import SafeFiles
 
 /// Reading and writing the small JSON files of deployment (keys, manifests, machine configs, the
 /// cache's state): bounded reads, decoding errors that name the field, and atomic writes.
@@ -50,24 +51,13 @@ enum JSONFile {
 
     /// Writes `data` to a temporary file beside `path` and renames it into place (readers see the
     /// old file or the new one, never half of one). `mode` 0o600 for secrets.
-    static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw DeploymentError.invalidFile(path: path, reason: "cannot write it: \(String(cString: strerror(errno)))") }
-        var ok = fchmod(fd, mode) == 0
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while ok && offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n <= 0 { ok = false } else { offset += n }
-            }
-        }
-        ok = ok && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw DeploymentError.invalidFile(path: path, reason: "cannot write it: \(String(cString: strerror(errno)))")
+    /// Through ``SafeFiles/AtomicFile``: created exclusively, never through a symlink, 0600 from the
+    /// first instant when `mode` says so.
+    static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644, replacing: Bool = true) throws {
+        do {
+            try AtomicFile.write([UInt8](data), to: path, mode: mode, replacing: replacing)
+        } catch let failure as AtomicFile.Failure {
+            throw DeploymentError.invalidFile(path: path, reason: "cannot write it: \(failure.reason)")
         }
     }
 

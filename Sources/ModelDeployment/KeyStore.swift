@@ -31,10 +31,11 @@ public struct KeyStore: Sendable {
         try JSONFile.writeAtomically(try JSONFile.encode(file), to: path, mode: 0o600)
     }
 
-    /// The key `id`: from the store, else fetched from the key service and stored. A failure to
-    /// fetch is `ModelError.keyFetch`.
-    public func key(id: String, config: MachineConfig, client: HTTPClient) throws -> TeamKey {
-        if let k = key(id: id) { return k }
+    /// The key `id`: from the store, else fetched from the key service and stored. `opens` checks a
+    /// key against the archive it is for (decrypting it): a stored key that fails is fetched again
+    /// (and replaced), and a fetched key that fails is not stored. A failure is `ModelError.keyFetch`.
+    public func key(id: String, config: MachineConfig, client: HTTPClient, opens: ((TeamKey) -> Bool)? = nil) throws -> TeamKey {
+        if let k = key(id: id), opens?(k) ?? true { return k }
         guard let service = config.keyService else {
             throw ModelError.keyFetch(keyID: id, reason: "the machine config has no keyService")
         }
@@ -49,6 +50,9 @@ public struct KeyStore: Sendable {
             throw ModelError.keyFetch(keyID: id, reason: "the key service's answer is not a team key (\(error))")
         }
         guard key.id == id else { throw ModelError.keyFetch(keyID: id, reason: "the key service sent key '\(key.id)'") }
+        if let opens, !opens(key) {
+            throw ModelError.keyFetch(keyID: id, reason: "the key service's key does not open the archive (authentication failed); it was not stored")
+        }
         try store(key)
         return key
     }

@@ -52,7 +52,7 @@ public struct TeamKey: Sendable, Equatable {
     /// Writes a new key file readable by its owner only; refuses to replace a file.
     public func write(to path: String) throws {
         try JSONFile.requireAbsent(path)
-        try JSONFile.writeAtomically(try fileData(), to: path, mode: 0o600)
+        try JSONFile.writeAtomically(try fileData(), to: path, mode: 0o600, replacing: false)
     }
 }
 
@@ -102,7 +102,7 @@ public struct PublisherKey: Sendable {
     public func write(to path: String) throws {
         try JSONFile.requireAbsent(path)
         try JSONFile.writeAtomically(try JSONFile.encode(File(format: Self.fileFormat, privateKey: Hex.encode(privateKey), publicKey: Hex.encode(publicKey))),
-                                     to: path, mode: 0o600)
+                                     to: path, mode: 0o600, replacing: false)
     }
 
     public var publicKeyHex: String { Hex.encode(publicKey) }

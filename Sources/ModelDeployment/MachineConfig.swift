@@ -118,7 +118,10 @@ public struct MachineConfig: Codable, Sendable, Equatable {
 
     /// The team key `id`: from this machine's key store, else fetched from the key service once
     /// (`ModelError.keyFetch` when it cannot be).
-    public func teamKey(id: String) throws -> TeamKey {
-        try KeyStore(path: ModelCache(root: cachePath).keystorePath).key(id: id, config: self, client: httpClient)
+    /// `opens` checks the key against the archive it is for (see ``KeyStore/key(id:config:client:opens:)``).
+    public func teamKey(id: String, opens: ((TeamKey) -> Bool)? = nil) throws -> TeamKey {
+        let cache = ModelCache(root: cachePath)
+        try cache.prepare()  // the key store lives in the cache folder: make it on first use
+        return try KeyStore(path: cache.keystorePath).key(id: id, config: self, client: httpClient, opens: opens)
     }
 }

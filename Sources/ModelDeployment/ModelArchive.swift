@@ -82,7 +82,7 @@ public enum ModelArchive {
             body = sealed.ciphertext
             tag = sealed.tag
         }
-        try JSONFile.writeAtomically(Data(prefix + body + tag), to: output)
+        try JSONFile.writeAtomically(Data(prefix + body + tag), to: output, replacing: false)
         return manifest
     }
 

@@ -87,8 +87,9 @@ public struct ModelCollection: Sendable {
             }
             throw DeploymentError.digestMismatch(what: "\(path) (cached; run `framegraph models pull \(collection)`)", expected: e.sha256, got: read.digest)
         }
-        let key = try e.keyID.map { try config.teamKey(id: $0) }
-        let (manifest, files) = try ModelArchive.open(bytes: bytes, name: "\(collection)/\(name) (\(e.sha256.prefix(12)))", key: key)
+        let archiveName = "\(collection)/\(name) (\(e.sha256.prefix(12)))"
+        let key = try e.keyID.map { try config.teamKey(id: $0, opens: { (try? ModelArchive.open(bytes: bytes, name: archiveName, key: $0)) != nil }) }
+        let (manifest, files) = try ModelArchive.open(bytes: bytes, name: archiveName, key: key)
         let folder = MemoryModelFiles.register(files)
         return Loaded(path: folder + "/" + manifest.model, folder: folder)
     }

@@ -41,9 +41,13 @@ public enum ModelReference {
     /// Opens the archive at `path` (a file found already), with its team key from `config` when it
     /// is encrypted (`config` is only read then).
     public static func openArchive(path: String, reference: String, config: () throws -> MachineConfig) throws -> Opened {
-        let manifest = try ModelArchive.manifest(path: path)
-        let key = try manifest.encryption.map { try config().teamKey(id: $0.keyID) }
-        let (m, files) = try ModelArchive.open(path: path, key: key)
+        let data = try JSONFile.read(path, maxBytes: Int(ModelLimits.standard.maxFileBytes) + ModelArchive.maxHeaderBytes + 28)
+        let bytes = [UInt8](data), name = (path as NSString).lastPathComponent
+        let (manifest, _) = try ModelArchive.manifest(of: bytes, name: name)
+        let key = try manifest.encryption.map { e in
+            try config().teamKey(id: e.keyID, opens: { (try? ModelArchive.open(bytes: bytes, name: name, key: $0)) != nil })
+        }
+        let (m, files) = try ModelArchive.open(bytes: bytes, name: name, key: key)
         let folder = MemoryModelFiles.register(files)
         return Opened(path: folder + "/" + m.model, memoryFolder: folder, source: "archive \(reference) (\(m.name) \(m.version))")
     }

@@ -58,7 +58,9 @@ struct DeployCommand {
                 guard parts.count == 2 else { throw Arguments.UsageError(description: "'\(pair)': expected ENTRY=ARCHIVE, e.g. FlowerClassifier=flowers-2.fgarchive") }
                 archives[parts[0]] = parts[1]
             }
-            manifest = try tree.addDeployment(collection: collection, name: w[3], archives: archives, key: key, makeDefault: arguments.has("default"))
+            let teamKeys = try arguments.all("team-key").map { try TeamKey(path: $0) }
+            manifest = try tree.addDeployment(collection: collection, name: w[3], archives: archives, key: key, makeDefault: arguments.has("default"),
+                                              teamKeys: teamKeys)
         case "rule":
             guard w.count == 4 else { throw Arguments.UsageError(description: "usage: framegraph deploy rule TREE COLLECTION DEPLOYMENT [--device-class C] [--arch A] [--feature F]… [--min-cores N] [--min-memory MIB] [--os OS] [--position N] --sign KEY") }
             let rule = CollectionManifest.Rule(deployment: w[3], deviceClass: arguments.value("device-class"), arch: arguments.value("arch"),

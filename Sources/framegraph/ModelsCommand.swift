@@ -1,6 +1,8 @@
 import Foundation
+import FrameGraph
 import FrameGraphModels
 import ModelDeployment
+import NeuralGraph
 
 /// The machine side of model deployment: `framegraph models list|pull|status|clear`.
 struct ModelsCommand {
@@ -35,21 +37,37 @@ struct ModelsCommand {
             // A foreground download: only the metered-network condition applies.
             try ModelDownloadConditions(config: config).check(config: config, background: false)
             let showBar = !arguments.has("quiet") && isatty(STDERR_FILENO) == 1
+            var allReady = true
             for collection in w.dropFirst() {
                 let bar = ProgressBar(enabled: showBar)
                 let outcome = try CollectionUpdater(config: config).update(collection) { entry, p in bar.show(entry, p) }
                 bar.finish()
                 let a = outcome.active
-                if outcome.changed {
+                // Ready means it opens here: every entry read, checked and decrypted (its team key
+                // fetched and checked against it) now, not at a pipeline's first frame.
+                var problems: [String] = []
+                for entry in a.entries.keys.sorted() {
+                    do {
+                        let opened = try ModelReference.resolveCollection(collection, entry: entry, config: config)
+                        MemoryModelFiles.remove(folder: opened.memoryFolder)
+                    } catch {
+                        problems.append("\(entry): \(FrameGraph.describe(error))")
+                    }
+                }
+                if !problems.isEmpty {
+                    allReady = false
+                    print("\(collection): deployment \(a.deployment) (sequence \(a.sequence)) downloaded (\(outcome.downloadedBytes) bytes) but NOT ready on this machine: "
+                          + problems.joined(separator: "; "))
+                } else if outcome.changed {
                     print("\(collection): deployment \(a.deployment) (sequence \(a.sequence), \(a.reason)) ready, \(outcome.downloadedBytes) bytes downloaded; "
                           + "pipelines use it from their next launch")
                 } else if outcome.downloadedBytes > 0 {
                     print("\(collection): deployment \(a.deployment) (sequence \(a.sequence)) repaired: \(outcome.downloadedBytes) bytes downloaded again")
                 } else {
-                    print("\(collection): up to date (deployment \(a.deployment), sequence \(a.sequence))")
+                    print("\(collection): up to date and ready (deployment \(a.deployment), sequence \(a.sequence))")
                 }
             }
-            return 0
+            return allReady ? 0 : 1
         case "status":
             let updater = CollectionUpdater(config: config)
             print("machine: \(updater.machine.summary)")

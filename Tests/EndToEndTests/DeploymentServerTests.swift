@@ -190,7 +190,10 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
         // The archive is downloaded, but the key service cannot be reached (a closed port): keyFetch.
         let offline = try f.machineConfig(work, name: "m", server: server.https, ca: server.ca, keyService: "https://127.0.0.1:9/keys/")
-        #expect(try f.cli(["models", "pull", "FlowerModels", "--machine-config", offline]).status == 0)
+        // `models pull` downloads it but does not call it ready: the model cannot be opened here.
+        let notReady = try f.cli(["models", "pull", "FlowerModels", "--machine-config", offline], check: false)
+        #expect(notReady.status == 1 && notReady.stdout.contains("NOT ready on this machine") && !notReady.stdout.contains(") ready")
+                && notReady.stdout.contains("could not fetch it from the key service"), "\(notReady.stdout)\(notReady.stderr)")
         let first = try f.label(work, "offline-first", machine: offline, temporary: temporary)
         #expect(first.status == 2 && first.stderr.contains("team key '\(f.teamKeyID)': could not fetch it from the key service"), "\(first.stderr)")
         // A wrong token is refused by the key service: keyFetch too.
@@ -199,6 +202,8 @@ import TestSupport
         #expect(refused.status == 2 && refused.stderr.contains("could not fetch it from the key service") && refused.stderr.contains("401"), "\(refused.stderr)")
         // Online once: the key is fetched and kept (0600); then offline loads work.
         let online = try f.machineConfig(work, name: "m", server: server.https, ca: server.ca, keyService: server.https + "keys/")
+        let ready = try f.cli(["models", "pull", "FlowerModels", "--machine-config", online])
+        #expect(ready.status == 0 && ready.stdout.contains("up to date and ready"), "\(ready.stdout)")
         let second = try f.label(work, "online", machine: online, temporary: temporary)
         #expect(second.status == 0 && second.labels.allSatisfy { $0.hasPrefix("v2 ") }, "\(second.stderr)")
         let cache = work.appendingPathComponent("m-cache").path

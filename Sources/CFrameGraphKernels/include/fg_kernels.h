@@ -1,6 +1,7 @@
-// FrameGraph's own C kernels: arithmetic loops that benefit from AVX2/FMA, compiled twice (baseline
-// x86-64 and AVX2+FMA) and chosen at run time by the CPU. Swift calls them through thin wrappers in
-// FrameGraphFilters (LabRows); they touch only the arrays they are given.
+// FrameGraph's own C kernels: the convolutions (dense, depthwise, int8 VNNI, banded blocks), resize,
+// region sampling, blend, Lab and chroma arithmetic, each built for baseline x86-64, AVX2+FMA and,
+// where it pays, AVX-512F, chosen at run time by the CPU. Swift calls them through thin wrappers in
+// XNNPACKRuntime, FrameGraphFilters and FrameGraphNetwork; they touch only the arrays they are given.
 #ifndef FRAMEGRAPH_KERNELS_H
 #define FRAMEGRAPH_KERNELS_H
 #include <stddef.h>
