@@ -92,6 +92,7 @@ int fg_http_get(const fg_http_request *request, fg_http_write_fn write, fg_http_
     if (request->ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, request->ca_file);
     if (request->resume_from > 0) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)request->resume_from);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms > 0 ? request->connect_timeout_ms : 10000L);
+    if (request->total_timeout_ms > 0) curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, request->total_timeout_ms);
     if (request->low_speed_seconds > 0) {
         curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, request->low_speed_bytes > 0 ? request->low_speed_bytes : 1L);
         curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, request->low_speed_seconds);

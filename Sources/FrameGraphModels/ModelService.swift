@@ -23,7 +23,7 @@ import Synchronization
 /// ```
 public final class ModelService: Sendable {
     /// What a service is set up with.
-    public struct Configuration: Sendable, Equatable {
+    public struct Configuration: Sendable {
         /// Where names are looked for.
         public var searchPath: ModelSearchPath
         /// Bounds every model must fit (file size, memory budget: `--model-budget`).
@@ -33,6 +33,8 @@ public final class ModelService: Sendable {
         public var machineConfigPath: String?
         /// The environment the service reads (`FRAMEGRAPH_MACHINE_CONFIG`, `FRAMEGRAPH_MODEL_CACHE`).
         public var environment: [String: String]
+        /// Asked during downloads (at least once a second): true stops them (the CLI: Ctrl-C).
+        public var isCancelled: @Sendable () -> Bool = { false }
 
         public init(searchPath: ModelSearchPath, limits: ModelLimits = .standard, machineConfigPath: String? = nil,
                     environment: [String: String] = [:]) {
@@ -116,7 +118,11 @@ public final class ModelService: Sendable {
         if ModelReference.isCollection(reference) {
             let (collection, entry) = try ModelReference.parse(reference)
             do {
-                return try resolved(ModelReference.resolveCollection(collection, entry: entry, config: machineConfig()))
+                // A first use downloads within the machine's first-use deadline (then the fallback).
+                let config = try machineConfig()
+                return try resolved(ModelReference.resolveCollection(collection, entry: entry,
+                                                                     config: config.limited(seconds: config.firstUseDeadlineSeconds ?? 30,
+                                                                                            isCancelled: configuration.isCancelled)))
             } catch {
                 guard let fallback else { throw error }
                 let path = try locate(fallback)
@@ -137,6 +143,12 @@ public final class ModelService: Sendable {
     /// deployment, downloaded when the cache has none).
     public func resolveCollection(_ collection: String, entry: String) throws -> ResolvedModel {
         try resolved(ModelReference.resolveCollection(collection, entry: entry, config: machineConfig()))
+    }
+
+    /// The machine config with the pull deadline and this service's cancellation (`models pull`).
+    public func machineConfigForPull() throws -> MachineConfig {
+        let config = try machineConfig()
+        return config.limited(seconds: config.pullDeadlineSeconds ?? 900, isCancelled: configuration.isCancelled)
     }
 
     private func resolved(_ opened: ModelReference.Opened) throws -> ResolvedModel {
@@ -168,7 +180,9 @@ public final class ModelService: Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw DeploymentError.invalidFile(path: path, reason: "no machine config (it names the model server and the publisher key; see docs/DEPLOYMENT.md)")
         }
-        return try MachineConfig.load(path: path)
+        var config = try MachineConfig.load(path: path)
+        config.session = DownloadSession(isCancelled: configuration.isCancelled)
+        return config
     }
 
     // MARK: Importing

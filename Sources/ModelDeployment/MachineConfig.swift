@@ -31,6 +31,19 @@ public struct MachineConfig: Codable, Sendable, Equatable {
     public var timeoutSeconds: Double?
     /// Attempts per download (default 3), with backoff 0.5 s, 1 s, 2 s …
     public var attempts: Int?
+    /// Slower than this over `timeoutSeconds` ends a download attempt, bytes a second (default 1024).
+    public var minimumBytesPerSecond: Int?
+    /// Most seconds one request may take, connecting to last byte (default 300).
+    public var requestDeadlineSeconds: Double?
+    /// Most seconds `framegraph models pull` may take for one collection (default 900).
+    public var pullDeadlineSeconds: Double?
+    /// Most seconds a run waits for a collection it has never downloaded before giving up to its
+    /// fallback (default 30); the download goes on in the background.
+    public var firstUseDeadlineSeconds: Double?
+
+    /// Limits of the current use (not in the file): an overall deadline and a cancellation check
+    /// (Ctrl-C), set by whoever downloads (the model service, `models pull`).
+    public var session = DownloadSession()
 
     public struct KeyService: Codable, Sendable, Equatable {
         /// Base URL; a key is fetched from URL + key id.
@@ -48,7 +61,7 @@ public struct MachineConfig: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case format, server, publisherKey, deviceClass, caFile, keyService, meteredNetwork, allowMeteredDownloads, allowBackgroundDownloads,
-             cacheDir, timeoutSeconds, attempts
+             cacheDir, timeoutSeconds, attempts, minimumBytesPerSecond, requestDeadlineSeconds, pullDeadlineSeconds, firstUseDeadlineSeconds
     }
 
     public init(server: String, publisherKey: String, deviceClass: String? = nil, caFile: String? = nil, keyService: KeyService? = nil,
@@ -93,6 +106,11 @@ public struct MachineConfig: Codable, Sendable, Equatable {
         }
         if let t = c.timeoutSeconds, !(1...600).contains(t) { throw bad("field 'timeoutSeconds' must be within 1 … 600") }
         if let a = c.attempts, !(1...10).contains(a) { throw bad("field 'attempts' must be within 1 … 10") }
+        if let r = c.minimumBytesPerSecond, !(1...1_000_000_000).contains(r) { throw bad("field 'minimumBytesPerSecond' must be within 1 … 1000000000") }
+        for (name, value) in [("requestDeadlineSeconds", c.requestDeadlineSeconds), ("pullDeadlineSeconds", c.pullDeadlineSeconds),
+                              ("firstUseDeadlineSeconds", c.firstUseDeadlineSeconds)] {
+            if let v = value, !(v.isFinite && v >= 1 && v <= 604_800) { throw bad("field '\(name)' must be within 1 … 604800 seconds") }
+        }
         c.folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         return c
     }
@@ -114,7 +132,17 @@ public struct MachineConfig: Codable, Sendable, Equatable {
     var downloadAttempts: Int { attempts ?? 3 }
 
     /// The HTTP(S) client these settings make (CA file, timeouts, attempts).
-    public var httpClient: HTTPClient { HTTPClient(caFile: caPath, timeout: timeout, attempts: downloadAttempts) }
+    public var httpClient: HTTPClient {
+        HTTPClient(caFile: caPath, timeout: timeout, attempts: downloadAttempts, minimumBytesPerSecond: minimumBytesPerSecond ?? 1024,
+                   requestDeadline: requestDeadlineSeconds ?? 300, deadline: session.deadline, isCancelled: session.isCancelled)
+    }
+
+    /// The config with an overall download deadline `seconds` from now and a cancellation check.
+    public func limited(seconds: Double?, isCancelled: @escaping @Sendable () -> Bool) -> MachineConfig {
+        var c = self
+        c.session = DownloadSession(deadline: seconds.map { Date().addingTimeInterval($0) }, isCancelled: isCancelled)
+        return c
+    }
 
     /// The team key `id`: from this machine's key store, else fetched from the key service once
     /// (`ModelError.keyFetch` when it cannot be).
@@ -124,4 +152,18 @@ public struct MachineConfig: Codable, Sendable, Equatable {
         try cache.prepare()  // the key store lives in the cache folder: make it on first use
         return try KeyStore(path: cache.keystorePath).key(id: id, config: self, client: httpClient, opens: opens)
     }
+}
+
+/// What bounds the downloads of one use of a machine config: an overall deadline and a cancellation
+/// check (not part of the file; equal to any other, so configs compare by their settings).
+public struct DownloadSession: Sendable, Equatable {
+    public var deadline: Date?
+    public var isCancelled: @Sendable () -> Bool
+
+    public init(deadline: Date? = nil, isCancelled: @escaping @Sendable () -> Bool = { false }) {
+        self.deadline = deadline
+        self.isCancelled = isCancelled
+    }
+
+    public static func == (a: DownloadSession, b: DownloadSession) -> Bool { true }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import FrameGraph
+import Synchronization
 import FrameGraphModels
 import ModelDeployment
 
@@ -14,6 +15,9 @@ final class ModelUpdateChecker: @unchecked Sendable {
     private let hotSwap: Bool
     private let warn: @Sendable (String) -> Void
     private let stopped = NSCondition()
+    /// Set when the run has ended and the grace for a download in progress has passed: the download
+    /// stops (its partial file is kept, and resumed by the next update).
+    private let cancelled = Atomic<Bool>(false)
     private var isStopped = false
     private var thread: Thread?
 
@@ -40,9 +44,9 @@ final class ModelUpdateChecker: @unchecked Sendable {
 
     private var finished = false
 
-    /// Ends the checks; a download in progress is finished first (at most `wait` seconds), so that
-    /// the next launch finds the deployment complete.
-    func stop(wait: Double = 120) {
+    /// Ends the checks; a download in progress gets `wait` seconds to finish (so that the next
+    /// launch finds the deployment complete), then it is stopped.
+    func stop(wait: Double = 5) {
         stopped.lock()
         isStopped = true
         stopped.broadcast()
@@ -56,6 +60,13 @@ final class ModelUpdateChecker: @unchecked Sendable {
             }
             _ = stopped.wait(until: min(deadline, Date().addingTimeInterval(0.5)))
         }
+        if thread != nil && !finished {
+            cancelled.store(true, ordering: .relaxed)
+            warn("the model download in progress is stopped (it resumes at the next update)")
+            // The download notices within a second; the thread then ends on its own.
+            let end = Date().addingTimeInterval(3)
+            while !finished && Date() < end { _ = stopped.wait(until: Date().addingTimeInterval(0.2)) }
+        }
         stopped.unlock()
     }
 
@@ -66,7 +77,9 @@ final class ModelUpdateChecker: @unchecked Sendable {
             stopped.broadcast()
             stopped.unlock()
         }
-        guard let config = try? models.machineConfig() else { return }
+        guard var config = try? models.machineConfig() else { return }
+        let session = config.session
+        config.session = DownloadSession(isCancelled: { [weak self] in (self?.cancelled.load(ordering: .relaxed) ?? true) || session.isCancelled() })
         let conditions = ModelDownloadConditions(config: config)
         let collections = Array(Set(entries.map(\.collection))).sorted()
         var announced: Set<String> = []

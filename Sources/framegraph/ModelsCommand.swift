@@ -15,7 +15,8 @@ struct ModelsCommand {
         guard let verb = w.first else { throw Arguments.UsageError(description: Self.usage) }
         var models = ModelService.Configuration.standard()
         models.machineConfigPath = arguments.value("machine-config")
-        let config = try ModelService(models).machineConfig()
+        models.isCancelled = { Interrupts.shared.interrupted }
+        let config = try ModelService(models).machineConfigForPull()
         let cache = ModelCache(root: config.cachePath)
         switch verb {
         case "list":

@@ -69,7 +69,7 @@ struct RunCommand {
         } else if arguments.has("hot-swap") || updateInterval != nil {
             throw Arguments.UsageError(description: "--hot-swap and --update-interval apply to pipelines whose models come from a collection (model=collection:NAME/ENTRY)")
         }
-        defer { updates.stop() }
+        defer { updates.stop(wait: run.stopGrace) }
 
         let progress = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1, runner: runner)
         let report = try runner.run(progress: progress.show)
@@ -140,6 +140,7 @@ struct RunCommand {
         var configuration = ModelService.Configuration.standard(pipelineFile: pipelineFile)
         configuration.limits = ModelCommand.limits(arguments)
         configuration.machineConfigPath = arguments.value("machine-config")
+        configuration.isCancelled = { Interrupts.shared.interrupted }
         return configuration
     }
 

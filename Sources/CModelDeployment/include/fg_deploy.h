@@ -56,6 +56,8 @@ typedef struct {
     /// Abort when slower than `low_speed_bytes` per second for `low_speed_seconds` (0: never).
     long low_speed_bytes;
     long low_speed_seconds;
+    /// The whole request's deadline in milliseconds, from connecting to the last byte (0: none).
+    long total_timeout_ms;
     /// Abort once more than this many body bytes arrive (negative: no limit).
     long long max_bytes;
     /// When ≥ 0: body bytes are appended to this file descriptor (and hashed into `hash` when it is
