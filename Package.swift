@@ -59,7 +59,10 @@ let package = Package(
         .target(name: "FrameGraphResults"),
         // Files written safely: a temporary file created exclusively (no symlink followed, final
         // permissions from the start) beside the destination, renamed into place when complete.
-        .target(name: "SafeFiles"),
+        .target(name: "CSafeFiles"),
+        .target(name: "SafeFiles", dependencies: ["CSafeFiles"]),
+        // Ctrl-C, SIGTERM and SIGHUP caught from before main (a constructor), for the CLI only.
+        .target(name: "CInterrupts", dependencies: ["CSafeFiles"]),
         // Core: frames, pixel formats, buffer pool, nodes, graph, scheduler, clocks, stats, tracing.
         .target(name: "FrameGraph", dependencies: ["FrameGraphResults", "SafeFiles"]),
         // Thin owning Swift wrappers over FFmpeg (free in deinit, errors thrown with FFmpeg's message).
@@ -105,7 +108,7 @@ let package = Package(
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphCamera", "FrameGraphModels",
                                                              "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling", "FrameGraphMetalTensor",
                                                              "XNNPACKRuntime", "NeuralGraph", "ModelFormats", "FrameGraphMedia", "FrameGraphDisplay", "TFLiteImport",
-                                                             "ModelDeployment", "FFmpegSupport"]),
+                                                             "ModelDeployment", "FFmpegSupport", "CInterrupts"]),
 
         // Small programs that use FrameGraph as a library (samples/README.md); the tests build and run them.
         .executableTarget(name: "sample-chain", dependencies: ["FrameGraph", "FrameGraphCamera", "FrameGraphFilters", "FrameGraphNetwork",

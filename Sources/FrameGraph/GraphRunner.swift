@@ -224,8 +224,9 @@ public final class GraphRunner: @unchecked Sendable {
         for node in nodes {
             // Given up on work in flight: a late frame may still be arriving at this node; its lock
             // keeps finishing and that frame apart.
+            // A node still running its abandoned job (its lock held) is not finished under it.
             let locked = context.isAbandoned
-            if locked { node.processLock.lock() }
+            if locked && !node.processLock.lock(before: Date().addingTimeInterval(1)) { continue }
             do {
                 try node.finish(context: context)
             } catch {

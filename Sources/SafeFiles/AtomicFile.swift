@@ -1,3 +1,4 @@
+import CSafeFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,6 +35,8 @@ public final class AtomicFile: @unchecked Sendable {
     /// The open temporary file (closed by ``commit()`` and ``discard()``).
     private var descriptor: Int32
     private var done = false
+    /// Its slot in the table a signal handler empties (a second Ctrl-C leaves no temporary file).
+    private var slot: Int32 = -1
 
     /// Prefix of every temporary name (hidden, and recognisable to clean up).
     public static let temporaryPrefix = ".fg-"
@@ -60,6 +63,7 @@ public final class AtomicFile: @unchecked Sendable {
                 _ = fchmod(fd, mode)
                 temporaryPath = path
                 descriptor = fd
+                slot = fg_tempfiles_register(path)
                 return
             }
             lastError = errno
@@ -103,6 +107,7 @@ public final class AtomicFile: @unchecked Sendable {
     public func commit(replacing: Bool = true) throws {
         guard !done else { return }
         done = true
+        defer { fg_tempfiles_unregister(slot) }
         let synced = fsync(descriptor) == 0 || errno == EINVAL
         let syncError = errno
         let closed = close(descriptor) == 0
@@ -132,6 +137,7 @@ public final class AtomicFile: @unchecked Sendable {
         done = true
         close(descriptor)
         unlink(temporaryPath)
+        fg_tempfiles_unregister(slot)
     }
 
     /// Writes `bytes` to `destination` through a temporary file and a rename.
