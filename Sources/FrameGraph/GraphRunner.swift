@@ -107,6 +107,7 @@ public final class GraphRunner: @unchecked Sendable {
             inputs += node.filesRead.map { ($0, "node '\(node.name)'") }
             outputs += node.filesWritten.map { ($0, "node '\(node.name)'") }
         }
+        for (path, owner) in context.options.otherInputs.sorted(by: { $0.key < $1.key }) { inputs.append((path, owner)) }
         if let trace = context.options.traceURL { outputs.append((trace.relativePath, "the trace")) }
         for (path, owner) in context.options.otherOutputs.sorted(by: { $0.key < $1.key }) { outputs.append((path, owner)) }
         for output in outputs { try OutputFile.checkLocal(output.path) }

@@ -54,6 +54,9 @@ public struct RunOptions: Sendable {
     /// Files written by the caller beside the graph's own outputs (the CLI's `--stats`), checked with
     /// them before anything is opened: path → who writes it. Default: none.
     public var otherOutputs: [String: String] = [:]
+    /// Files the caller reads beside the graph's own inputs (the pipeline file, the machine config):
+    /// path → who reads it; no output may name one. Default: none.
+    public var otherInputs: [String: String] = [:]
     /// Most nodes a graph may have (checked by validation; frames pass inline nodes by nested calls,
     /// so a bound keeps the stack bounded). Default: ``RunOptions/maxNodesDefault``.
     public var maxNodes: Int = RunOptions.maxNodesDefault

@@ -70,7 +70,7 @@ public final class MetalNeuralNetwork: FilterNode, ModelUser, @unchecked Sendabl
 
     override public var kind: String { "metaltensor-network" }
     override public var execution: Execution { synchronizedProcessing ? .inline : .worker }
-    override public var filesRead: [String] { [plist.path] }
+    override public var filesRead: [String] { MetalTensorImporter.filesRead(path: plist.path, limits: models.limits) }
 
     /// Loads the weights (`.bin`) through their map (`.json`), then compiles the network.
     public func loadWeights(_ weights: URL, mapFile: URL) throws {

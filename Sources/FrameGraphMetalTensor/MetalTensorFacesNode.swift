@@ -73,10 +73,8 @@ public final class MetalTensorFacesNode: FilterNode, ModelUser, @unchecked Senda
     override public var execution: Execution { .worker }
     override public var outputKind: StreamKind { .results }
     override public var filesRead: [String] {
-        [detectorModel, landmarkModel].compactMap(models.locateIfPresent).flatMap { plist in
-            let c = MetalTensorImporter.companions(of: plist)
-            return [plist, c.map, c.weights]
-        } + [configFile, meanShapeFile].compactMap(models.locateIfPresent)
+        [detectorModel, landmarkModel].compactMap(models.locateIfPresent).flatMap { MetalTensorImporter.filesRead(path: $0, limits: models.limits) }
+            + [configFile, meanShapeFile].compactMap(models.locateIfPresent)
     }
 
     private func load(_ reference: String) throws -> Predictor {

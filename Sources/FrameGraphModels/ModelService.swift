@@ -169,6 +169,15 @@ public final class ModelService: Sendable {
         graphs.withLock { $0.removeAll { $0.key.hasPrefix(folder + "/") } }
     }
 
+    /// The cache's archive a `collection:NAME/ENTRY` reference loads now (its active deployment's),
+    /// nil when there is none (never downloads): a file the run reads.
+    public func cachedArchive(for reference: String) -> String? {
+        guard let (collection, entry) = try? ModelReference.parse(reference), let config = try? machineConfig() else { return nil }
+        let cache = ModelCache(root: config.cachePath)
+        guard let active = try? cache.active(collection), let e = active.entries[entry] else { return nil }
+        return cache.archivePath(sha256: e.sha256)
+    }
+
     /// The format of the file at `path`, from its first bytes.
     public func format(of path: String) throws(ModelError) -> ModelFormat {
         try ModelFormat.detect(path: path, limits: configuration.limits)

@@ -161,14 +161,22 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, @unchecked Se
     override public var kind: String { "network" }
     override public var outputKind: StreamKind { decoder.emits }
     override public var execution: Execution { .worker }
+    /// Files read besides the model (a `classify` node's labels file).
+    public var extraFilesRead: [String] = []
+
+    /// The model and everything that goes with it: a MetalTensor model's weight map, blob and
+    /// secondary images, a classifier's labels beside it, a collection's cached archive and fallback.
     override public var filesRead: [String] {
+        var files = extraFilesRead
+        if ModelReference.isCollection(modelReference), let cached = models.cachedArchive(for: modelReference) { files.append(cached) }
         let model = ModelReference.isCollection(modelReference) ? options.fallback : modelReference
-        var files = [model, options.weights].compactMap { $0.flatMap(models.locateIfPresent) }
-        if let path = files.first, (try? models.format(of: path)) == .metalTensor {
-            let companions = MetalTensorImporter.companions(of: path)
-            files += [companions.map] + (options.weights == nil ? [companions.weights] : [])
+        guard let path = model.flatMap(models.locateIfPresent) else { return files }
+        if (try? models.format(of: path)) == .metalTensor {
+            let weights = options.weights.flatMap(models.locateIfPresent)
+            return files + MetalTensorImporter.filesRead(path: path, options: .init(weights: weights), limits: models.limits)
         }
-        return files
+        let labels = URL(fileURLWithPath: path).deletingPathExtension().appendingPathExtension("labels.txt").path
+        return files + [path] + (ModelFile.exists(labels) ? [labels] : [])
     }
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {

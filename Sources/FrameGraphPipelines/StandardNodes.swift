@@ -137,17 +137,24 @@ extension NodeCatalog {
             typealias C = ClassificationDecoder.OptionSpecs
             let normalization = try o.inputNormalization()
             var labels: [String] = []
+            var labelsFile: String?
             if let file = try o.value(C.labels) {
-                do { labels = try ClassificationDecoder.labels(path: try o.models.locate(file, what: "labels file"), format: try o.value(C.labelFormat)) } catch {
+                do {
+                    let path = try o.models.locate(file, what: "labels file")
+                    labelsFile = path
+                    labels = try ClassificationDecoder.labels(path: path, format: try o.value(C.labelFormat))
+                } catch {
                     throw GraphError.invalidOption(node: name, option: "labels", reason: "\(file): \(FrameGraph.describe(error))")
                 }
             }
             let decoder = ClassificationDecoder(labels: labels, top: try o.value(C.top), minScore: Float(try o.value(C.minScore)),
                                                 softmax: try o.value(C.softmax))
-            return NetworkNode(name: name, model: try o.required(C.model), decoder: decoder,
-                               options: .init(threads: try o.value(S.threads), normalization: normalization,
-                                              precision: try o.value(S.precision), weights: try o.value(S.weights),
-                                              fallback: try o.value(S.fallback)))
+            let node = NetworkNode(name: name, model: try o.required(C.model), decoder: decoder,
+                                   options: .init(threads: try o.value(S.threads), normalization: normalization,
+                                                  precision: try o.value(S.precision), weights: try o.value(S.weights),
+                                                  fallback: try o.value(S.fallback)))
+            node.extraFilesRead = labelsFile.map { [$0] } ?? []
+            return node
         },
         NodeType(name: "colorize", role: .filter, summary: "colorizer network on its own worker: frame → a/b (float32x2) from its Lab lightness",
                  options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,

@@ -73,6 +73,30 @@ public enum MetalTensorImporter {
         return graph
     }
 
+    /// Every file importing `path` may read: the plist, its weight map and blob (given or beside
+    /// it), and each file in its folder that a string of the plist names (secondary images, separate
+    /// weights) — a superset, so that no output can replace one of them (the run's file guard).
+    public static func filesRead(path: String, options: Options = Options(), limits: ModelLimits = .standard) -> [String] {
+        let beside = companions(of: path)
+        var files = [path, options.map ?? beside.map, options.weights ?? beside.weights]
+        guard let data = try? ModelFile.read(path, maxBytes: limits.maxFileBytes), let root = try? PropertyList.read([UInt8](data)) else { return files }
+        let folder = (path as NSString).deletingLastPathComponent
+        var stack = [root]
+        while let value = stack.popLast() {
+            switch value {
+            case .string(let text):
+                let name = text.trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty, name.count < 4096 else { continue }
+                let file = name.hasPrefix("/") ? name : (folder.isEmpty ? name : folder + "/" + name)
+                if !files.contains(file), ModelFile.exists(file) { files.append(file) }
+            case .array(let items): stack += items
+            case .dictionary(let entries): stack += entries.map(\.value)
+            default: break
+            }
+        }
+        return files.filter(ModelFile.exists)
+    }
+
     /// Imports from bytes: the plist, the weight map and blob when there are any, and a function that
     /// returns the bytes of a file the plist names (secondary images, separate weights), nil when absent.
     public static func load(plist: [UInt8], fileName: String, map: [UInt8]?, mapName: String = "the weight map",

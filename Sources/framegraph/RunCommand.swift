@@ -14,7 +14,7 @@ struct RunCommand {
 
     func execute() throws -> Int32 {
         var pipeline = try PipelineArgument.load(arguments)
-        let options = try runOptions()
+        let options = try runOptions(pipelineFile: pipeline.file)
         let hasCamera = try rewrite(&pipeline.document, title: pipeline.name)
         var run = options
         if hasCamera {
@@ -119,7 +119,7 @@ struct RunCommand {
     }
 
     /// Mode, clock rate, policy, duration, trace, stats and presentation delay from the command line.
-    private func runOptions() throws -> RunOptions {
+    private func runOptions(pipelineFile: String?) throws -> RunOptions {
         var options = RunOptions()
         if let mode = arguments.value("mode"), let m = RunMode(rawValue: mode) { options.mode = m }
         if let policy = arguments.value("policy"), let p = TickPolicy(rawValue: policy) { options.tickPolicy = p }
@@ -128,6 +128,8 @@ struct RunCommand {
         if options.mode == .offline, arguments.value("fps") != nil { options.outputRate = options.fps }
         if let trace = arguments.value("trace") { options.traceURL = URL(fileURLWithPath: trace) }
         if let stats = arguments.value("stats") { options.otherOutputs[stats] = "--stats" }
+        if let file = pipelineFile { options.otherInputs[file] = "the run (the pipeline file)" }
+        options.otherInputs[MachineConfig.location(explicit: arguments.value("machine-config"))] = "the run (the machine config)"
         options.duration = arguments.number("duration")
         if let grace = arguments.number("stop-grace") { options.stopGrace = grace }
         options.latency = try presentationDelay()
