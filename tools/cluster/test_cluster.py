@@ -13,13 +13,22 @@
    has its input's frame count; the summary's totals equal the sums over the stats files; the killed
    task was retried (attempts > 1 in the summary) and framegraph ran once per attempt; a second
    invocation does nothing (all skipped, framegraph not run, no file added or changed).
-5. Stops the cluster whatever happens: every process whose command line names this test's own Ray
+5. Resume keys on the input and the settings (two 1 s clips, portrait-segment.fg copied to the work
+   folder): a run with nothing changed reuses both; another --set, then a changed pipeline text,
+   processes both again (the log says why) and --force does; each input's NAME.done.json records the
+   settings that made it.
+6. Outputs per input: face-detect.fg over two clips named clip.mp4 in two folders (1 s and 0.5 s):
+   each gets its own NAME-<8 hex of its path's SHA-256>.mp4, .jsonl (one line per frame),
+   .stats.json and .done.json in --output-dir, each with its own input's frame count; nothing lands
+   in the batch's working directory and no scratch folder is left.
+7. Stops the cluster whatever happens: every process whose command line names this test's own Ray
    folder, and their children, are killed by process id (not `ray stop`, which would also stop any
    other Ray on the machine).
 Exit 0 on success; 1 with a message naming the failed check.
 """
 
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -141,7 +150,8 @@ def main():
         with open(os.path.join(out_dir, "summary.json")) as f:
             summary = json.load(f)
         names = sorted(expected)
-        want = {n + ".mp4" for n in names} | {n + ".stats.json" for n in names} | {"summary.json"}
+        want = ({n + ".mp4" for n in names} | {n + ".stats.json" for n in names} | {n + ".done.json" for n in names}
+                | {"summary.json"})
         top = set(os.listdir(out_dir))
         extra = sorted(top - want - {".attempts"})
         missing = sorted(want - top)
@@ -168,7 +178,7 @@ def main():
         cpu = round(sum(s["cpuSeconds"] for s in stats.values()), 3)
         if abs(t["cpuSeconds"] - cpu) > 0.01:
             raise Failed("summary totals.cpuSeconds = %s, the stats files sum to %s" % (t["cpuSeconds"], cpu))
-        if (t["inputs"], t["ok"], t["failed"], t["skipped"]) != (CLIPS, CLIPS, 0, 0):
+        if (t["inputs"], t["ok"], t["failed"], t["reused"]) != (CLIPS, CLIPS, 0, 0):
             raise Failed("summary totals: %s" % t)
         per_input = {e["name"]: e for e in summary["inputs"]}
         for n in names:
@@ -190,7 +200,7 @@ def main():
 
         # --- second invocation: nothing to do ------------------------------------------------------
         before = listing(out_dir)
-        runs_before = len(open(runs_log).read().splitlines())
+        runs_before = len(framegraph_runs())
         t1 = time.monotonic()
         second_run = run(cmd, env=env, check=False)
         print(second_run.stdout, end="", flush=True)
@@ -202,14 +212,113 @@ def main():
         changed = sorted(p for p in set(before) | set(after) if p != "summary.json" and before.get(p) != after.get(p))
         if changed:
             raise Failed("second invocation changed or added files: %s" % changed)
-        if len(open(runs_log).read().splitlines()) != runs_before:
+        if len(framegraph_runs()) != runs_before:
             raise Failed("second invocation ran framegraph")
-        if (t2["skipped"], t2["ok"], t2["failed"], t2["frames"]) != (CLIPS, 0, 0, 0):
+        if (t2["reused"], t2["ok"], t2["failed"], t2["frames"]) != (CLIPS, 0, 0, 0):
             raise Failed("second invocation's totals: %s" % t2)
-        log("second invocation: all %d skipped, framegraph not run, no file added or changed (%.1f s)"
+        log("second invocation: all %d skipped (reused), framegraph not run, no file added or changed (%.1f s)"
             % (CLIPS, time.monotonic() - t1))
         log("first invocation took %.1f s: %.1f clips/min, %.1f frames/s on 2 nodes sharing this machine's %d cores"
             % (first_seconds, t["clipsPerMinute"], t["framesPerSecond"], os.cpu_count()))
+
+        def batch_again(pipeline, inputs, out, *extra):
+            """framegraph-batch run from an empty working directory that must stay empty: (output, summary, runs)."""
+            cwd = tempfile.mkdtemp(prefix="cwd-", dir=work)
+            before_runs = len(framegraph_runs())
+            p = subprocess.run([sys.executable, BATCH, pipeline] + inputs
+                               + ["--output-dir", out, "--address", address, "--framegraph", wrapper, "--progress-interval", "60"]
+                               + list(extra), env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=240)
+            if p.returncode != 0:
+                raise Failed("framegraph-batch %s exited with status %d:\n%s" % (" ".join(extra), p.returncode, p.stdout[-3000:]))
+            if os.listdir(cwd):
+                raise Failed("framegraph-batch wrote into its working directory: %s" % sorted(os.listdir(cwd)))
+            os.rmdir(cwd)
+            if os.path.exists(os.path.join(out, ".scratch")):
+                raise Failed("scratch folder left after a successful batch: %s" % listing(os.path.join(out, ".scratch")))
+            with open(os.path.join(out, "summary.json")) as f:
+                return p.stdout, json.load(f), len(framegraph_runs()) - before_runs
+
+        def cut(src, dst, start, seconds):
+            run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-ss", str(start), "-i", src, "-t", str(seconds), "-an",
+                 "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-threads", "2", dst])
+
+        # --- resume keys on the input's content and on the settings -----------------------------------
+        portrait = os.path.join(REPO, "samples", "media", "portrait.mp4")
+        small = os.path.join(work, "small")
+        os.makedirs(small)
+        cut(portrait, os.path.join(small, "s1.mp4"), 0, 1)
+        cut(portrait, os.path.join(small, "s2.mp4"), 3, 1)
+        segment = os.path.join(work, "segment.fg")  # a copy whose text this test changes
+        shutil.copyfile(PIPELINE, segment)
+        resumed = os.path.join(work, "resumed")
+        short = ["--set", "source.duration=0.5"]
+
+        def expect(step, result, status, text=None):
+            output, summary, runs = result
+            got = sorted(e["status"] for e in summary["inputs"])
+            if got != [status, status] or runs != (0 if status == "reused" else 2):
+                raise Failed("%s: statuses %s with framegraph run %d times, expected both %s" % (step, got, runs, status))
+            if any(e["reused"] != (status == "reused") for e in summary["inputs"]):
+                raise Failed("%s: the summary's reused flags disagree: %s" % (step, [e["reused"] for e in summary["inputs"]]))
+            if text and text not in output:
+                raise Failed("%s: the log does not say '%s':\n%s" % (step, text, output[-2000:]))
+            log("%s: both %s (framegraph ran %d times)%s" % (step, status, runs, (": '" + text + "'") if text else ""))
+
+        result = batch_again(segment, [small], resumed)
+        expect("resume, first run", result, "ok")
+        result = batch_again(segment, [small], resumed)
+        expect("resume, nothing changed", result, "reused", "reusing 2 of 2 inputs")
+        result = batch_again(segment, [small], resumed, *short)
+        expect("resume, another --set", result, "ok", "settings changed: --set (none) → source.duration=0.5")
+        for e in result[1]["inputs"]:
+            frames = frame_count(e["output"])
+            if frames != e["frames"] or frames >= 30:
+                raise Failed("%s after --set source.duration=0.5: %d frames (stats %d, the input 30)" % (e["name"], frames, e["frames"]))
+            record = json.load(open(e["record"]))
+            if record["settings"]["sets"] != ["source.duration=0.5"] or record["inputIdentity"]["sha256"] != hashlib.sha256(
+                    open(e["input"], "rb").read()).hexdigest():
+                raise Failed("%s's record does not name its settings and input: %s" % (e["name"], record))
+        result = batch_again(segment, [small], resumed, *short)
+        expect("resume, same --set again", result, "reused")
+        with open(segment) as f:
+            text = f.read()
+        with open(segment, "w") as f:
+            f.write(text.replace("mode=colour", "mode=blur"))
+        result = batch_again(segment, [small], resumed, *short)
+        expect("resume, pipeline changed", result, "ok", "the pipeline's text changed")
+        result = batch_again(segment, [small], resumed, *short, "--force")
+        expect("resume, --force", result, "ok", "(s1, s2): --force")
+        result = batch_again(segment, [small], resumed, *short)
+        expect("resume, after --force", result, "reused")
+
+        # --- outputs per input, results included; one name in two folders ------------------------------
+        for folder, start, seconds in (("a", 0, 1), ("b", 2, 0.5)):
+            os.makedirs(os.path.join(work, folder))
+            cut(portrait, os.path.join(work, folder, "clip.mp4"), start, seconds)
+        inputs = [os.path.join(work, "a", "clip.mp4"), os.path.join(work, "b", "clip.mp4")]
+        faces = os.path.join(work, "faces")
+        result = batch_again(os.path.join(REPO, "pipelines", "face-detect.fg"), inputs, faces)
+        expect("face-detect", result, "ok")
+        names = {p: "clip-" + hashlib.sha256(os.path.abspath(p).encode()).hexdigest()[:8] for p in inputs}
+        want = {n + suffix for n in names.values() for suffix in (".mp4", ".jsonl", ".stats.json", ".done.json")}
+        top = set(os.listdir(faces)) - {".attempts"}
+        if top != want | {"summary.json"}:
+            raise Failed("face-detect output folder: missing %s, unexpected %s"
+                         % (sorted(want - top), sorted(top - want - {"summary.json"})))
+        for p, n in names.items():
+            stats = json.load(open(os.path.join(faces, n + ".stats.json")))
+            frames, expected_frames = frame_count(os.path.join(faces, n + ".mp4")), frame_count(p)
+            with open(os.path.join(faces, n + ".jsonl")) as f:
+                lines = [json.loads(line) for line in f if line.strip()]
+            if frames != expected_frames or stats["framesOut"] != frames or len(lines) != frames:
+                raise Failed("%s (%s): %d frames, its input %d, stats %d, results lines %d"
+                             % (n, p, frames, expected_frames, stats["framesOut"], len(lines)))
+            if not any(line.get("detections") for line in lines):
+                raise Failed("%s.jsonl found no face in portrait.mp4" % n)
+            log("face-detect %s -> %s.mp4, %s.jsonl: %d frames, %d results lines, its own input's"
+                % (os.path.relpath(p, work), n, n, frames, len(lines)))
+        log("same-named inputs do not collide: %s" % ", ".join(sorted(names.values())))
         ok = True
     finally:
         if batch is not None and batch.poll() is None:
