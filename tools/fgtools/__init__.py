@@ -16,4 +16,6 @@ Modules:
     mt_demos       MetalTensor's example apps' input preparation and checks (tools/metaltensor)
     efficientnet_wheel  the pinned EfficientNet-Lite0 wheel and its restricted .pth reader
                    (tools/labeling, tools/colorizer)
+    docblocks      runs the docs' ```sh runnable blocks as the tests do (tools/run-doc-blocks.py;
+                   docs/CONTRIBUTING.md)
 """
