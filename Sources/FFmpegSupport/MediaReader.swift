@@ -108,6 +108,16 @@ public final class MediaReader {
     public private(set) var corruptFrames = 0
     /// Byte offset of the first damaged stretch (nil while none was seen).
     public private(set) var firstCorruptOffset: Int64?
+    /// Pictures missing from an image sequence (holes in its numbering), by file name: skipped, and
+    /// their time left empty.
+    public private(set) var missingPictures: [String] = []
+    /// Frames whose time went backwards or stood still (a broken MPEG-TS): each is given the time
+    /// one frame after the one before, so the output's timestamps keep increasing.
+    public private(set) var timestampRepairs = 0
+    /// An image sequence's picture numbers (every member found), and where reading is in them.
+    private var sequenceNumbers: [Int] = []
+    private var sequencePosition = 0
+    private let sequenceOptions: Options
 
     /// Whether the stream announces a constant frame rate (then gaps in timestamps are lost frames).
     public let constantRate: Bool
@@ -133,20 +143,22 @@ public final class MediaReader {
         decoderBuffers = DecoderBuffers(pool: pool)
         let sequence = ImageSequence.isPattern(path)
         isImageSequence = sequence
+        sequenceOptions = options
         var inputFormat: UnsafePointer<AVInputFormat>?
         var openOptions: OpaquePointer?
         if sequence {
             guard options.imageRate.isFinite, options.imageRate >= 0.01, options.imageRate <= 1000 else {
                 throw FFmpegError(code: fg_averror(EINVAL), operation: "read an image sequence at \(options.imageRate) frames per second (0.01 … 1000)", path: path)
             }
-            // The first picture must be there: the demuxer starts at number 0 … 4, as FFmpeg's does.
-            guard let first = (0...4).map({ ImageSequence.path(path, index: $0) }).first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-                throw FFmpegError(code: fg_averror(ENOENT), operation: "find the first picture (\(ImageSequence.path(path, index: 0)) … \(ImageSequence.path(path, index: 4)) are all missing)", path: path)
+            // Every member is found (and checked to be a regular file) first; reading starts at the
+            // lowest number and goes on past holes in the numbering, which are counted.
+            sequenceNumbers = try ImageSequence.members(of: path)
+            guard let first = sequenceNumbers.first else {
+                throw FFmpegError(code: fg_averror(ENOENT), operation: "find a picture (no file is named like \(ImageSequence.path(path, index: 0)))", path: path)
             }
-            try FileCheck.regularFile(first, what: "input")
+            try FileCheck.regularFile(ImageSequence.path(path, index: first), what: "input")
             inputFormat = UnsafePointer(av_find_input_format("image2"))
-            let rate = av_d2q(options.imageRate, 100_000)
-            av_dict_set(&openOptions, "framerate", "\(rate.num)/\(rate.den)", 0)
+            Self.sequenceOptions(&openOptions, rate: options.imageRate, start: first)
         } else {
             try FileCheck.regularFile(path, what: "input")
         }
@@ -306,9 +318,37 @@ public final class MediaReader {
         }
     }
 
+    /// The image2 demuxer's options for a sequence at `rate` starting at picture `start`.
+    private static func sequenceOptions(_ options: inout OpaquePointer?, rate: Double, start: Int) {
+        let q = av_d2q(rate, 100_000)
+        av_dict_set(&options, "framerate", "\(q.num)/\(q.den)", 0)
+        av_dict_set(&options, "start_number", String(start), 0)
+        av_dict_set(&options, "start_number_range", "1", 0)
+    }
+
+    /// At the end of a run of consecutive pictures: when the sequence goes on after a hole, the
+    /// missing names are noted and reading resumes at the next picture. True when it did.
+    private func continueSequence() throws -> Bool {
+        guard isImageSequence, sequencePosition < sequenceNumbers.count else { return false }
+        let previous = sequencePosition > 0 ? sequenceNumbers[sequencePosition - 1] : sequenceNumbers[0] - 1
+        let next = sequenceNumbers[sequencePosition]
+        for n in (previous + 1)..<next where missingPictures.count < 100_000 { missingPictures.append(ImageSequence.path(path, index: n)) }
+        avformat_close_input(&format)
+        var options: OpaquePointer?
+        Self.sequenceOptions(&options, rate: sequenceOptions.imageRate, start: next)
+        av_dict_set(&options, "protocol_whitelist", "file", 0)
+        defer { av_dict_free(&options) }
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        let status = avformat_open_input(&ctx, path, av_find_input_format("image2"), &options)
+        guard status >= 0 else { throw FFmpegError(code: status, operation: "open picture \(ImageSequence.path(path, index: next))", path: path) }
+        format = ctx
+        return true
+    }
+
     private func readPacket(codec: UnsafeMutablePointer<AVCodecContext>, packet: UnsafeMutablePointer<AVPacket>) throws {
         while true {
             let status = av_read_frame(format, packet)
+            if status == fg_averror_eof(), try continueSequence() { continue }
             if status < 0 {
                 let offset = currentOffset
                 if pendingDamage != nil {
@@ -328,6 +368,13 @@ public final class MediaReader {
             notePacketEnd(packet.pointee)
             guard packet.pointee.stream_index == streamIndex else { continue }
             packetsRead += 1
+            if isImageSequence, sequencePosition < sequenceNumbers.count {
+                // The picture's own number sets its time (1/rate a number): a hole stays a gap in time.
+                let number = Int64(sequenceNumbers[sequencePosition] - sequenceNumbers[0])
+                sequencePosition += 1
+                packet.pointee.pts = startPTS &+ number
+                packet.pointee.dts = startPTS &+ number
+            }
             if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { damageSeen = true }
             let sent = avcodec_send_packet(codec, packet)
             if sent < 0 && sent != fg_averror_eagain() {
@@ -414,6 +461,11 @@ public final class MediaReader {
                 corruptFrames += missing
                 if firstCorruptOffset == nil { firstCorruptOffset = currentOffset }
             }
+        }
+        if let previous = previousMediaTime, !(frame.mediaTime > previous) {
+            // Time went back or stood still (a broken stream): one frame after the previous one.
+            frame.mediaTime = previous + (frameRate > 0 ? 1 / frameRate : 1.0 / 30)
+            timestampRepairs += 1
         }
         previousMediaTime = frame.mediaTime
         frame.sequence = framesDecoded

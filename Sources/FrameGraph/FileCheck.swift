@@ -80,7 +80,8 @@ public enum FileCheck {
     /// A user-facing reason for a Foundation error, without framework dumps.
     public static func plainReason(_ error: any Error) -> String {
         let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        let underlying = (ns.userInfo[NSUnderlyingErrorKey] as? NSError) ?? (ns.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        if let underlying, underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code)))
         }
         if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }

@@ -32,4 +32,39 @@ public enum ImageSequence {
         if number.count < width { number = String(repeating: padZero ? "0" : " ", count: width - number.count) + number }
         return pattern.replacingCharacters(in: range, with: number)
     }
+
+    /// Most pictures a sequence may have.
+    public static let maxMembers = 10_000_000
+
+    /// The numbers of the pictures of `pattern` that exist, in order: every name in its folder that
+    /// is the pattern with a number (`frames/00004.png` for `frames/%05d.png`). Throws when a member
+    /// is not a regular file (a FIFO would block the reader, a device would never end), naming it.
+    public static func members(of pattern: String) throws -> [Int] {
+        guard let field = pattern.range(of: #"%0?\d*d"#, options: .regularExpression) else { return [] }
+        let slash = pattern[..<field.lowerBound].lastIndex(of: "/")
+        let folder = slash.map { String(pattern[..<$0]) } ?? "."
+        let prefix = String(pattern[(slash.map { pattern.index(after: $0) } ?? pattern.startIndex)..<field.lowerBound])
+        let suffix = String(pattern[field.upperBound...])
+        guard !suffix.contains("/") else { return [] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "/" : folder)) ?? []
+        var numbers: [Int] = []
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(suffix) && name.count > prefix.count + suffix.count {
+            let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
+            guard middle.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == " ") }), let n = Int(middle.trimmingCharacters(in: .whitespaces)),
+                  n >= 0, path(pattern, index: n) == (slash == nil ? name : folder + "/" + name) else { continue }
+            numbers.append(n)
+            guard numbers.count <= maxMembers else { throw GraphError.io(path: pattern, reason: "the image sequence has more than \(maxMembers) pictures") }
+        }
+        numbers.sort()
+        for n in numbers {
+            let file = path(pattern, index: n)
+            var info = stat()
+            guard stat(file, &info) == 0 else { continue }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw GraphError.io(path: file, reason: "a picture of the image sequence is \(FileCheck.kindName(info.st_mode)), not a regular file")
+            }
+        }
+        return numbers
+    }
 }
+

@@ -87,7 +87,8 @@ public final class OutputFile: @unchecked Sendable {
     /// Refuses URLs and FFmpeg protocol names: outputs are local files only.
     public static func checkLocal(_ path: String) throws {
         guard !path.isEmpty else { throw GraphError.io(path: "\"\"", reason: "an empty output path") }
-        if path.contains("://") || FileCheck.protocolPrefix(of: path) != nil {
+        if path.contains("://") || FileCheck.protocolPrefix(of: path) != nil
+            || path.range(of: #"^[A-Za-z][A-Za-z0-9+.-]*:/"#, options: .regularExpression) != nil {
             throw GraphError.io(path: path, reason: "outputs are local files only (this looks like a URL or an FFmpeg protocol)")
         }
         if path.hasSuffix("/") || path == "." || path == ".." {

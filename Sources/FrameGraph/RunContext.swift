@@ -15,6 +15,7 @@ public final class RunContext: Sendable {
     public let tracer: Tracer?
     private let stopFlag = Atomic<Bool>(false)
     private let abandonedFlag = Atomic<Bool>(false)
+    private let reachedDuration = Atomic<Bool>(false)
     private let failure = Protected<GraphFailure?>(nil)
 
     public var clock: any RunClock { options.clock }
@@ -43,7 +44,10 @@ public final class RunContext: Sendable {
     /// Live: stops the run `duration` seconds of clock time after frames started to flow. Offline the
     /// duration is media time, which each source checks on its frames (``GraphRunner``).
     func stopIfPastDuration() {
-        if mode == .live, let limit = options.duration, clock.now() - startTime >= limit - 1e-9 { requestStop() }
+        if mode == .live, let limit = options.duration, clock.now() - startTime >= limit - 1e-9 {
+            reachedDuration.store(true, ordering: .relaxed)
+            requestStop()
+        }
     }
 
     /// Reports one warning line (``RunOptions/warn``).
@@ -51,6 +55,9 @@ public final class RunContext: Sendable {
 
     /// Whether a stop was requested (Ctrl-C, an error, a duration limit).
     public var isStopRequested: Bool { stopFlag.load(ordering: .relaxed) }
+
+    /// Whether the run stopped because it had run `duration` (live), not because it was asked to.
+    public var stoppedAtDuration: Bool { reachedDuration.load(ordering: .relaxed) }
 
     /// Whether the run stopped waiting for work in flight (``RunOptions/stopGrace`` passed after a
     /// stop): what that work still produces is dropped, and the outputs are finalized without it.
@@ -164,5 +171,11 @@ public struct GraphFailure: Sendable, Codable, CustomStringConvertible {
 
 /// The text shown to users for an error: its description when it has one.
 public func describe(_ error: any Error) -> String {
-    String(describing: error)
+    // A Foundation file error: the path and the system's reason, not a framework dump.
+    let ns = error as NSError
+    if ns.domain == NSCocoaErrorDomain || ns.domain == NSPOSIXErrorDomain {
+        let path = (ns.userInfo[NSFilePathErrorKey] as? String) ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path
+        return (path.map { "\($0): " } ?? "") + FileCheck.plainReason(error)
+    }
+    return String(describing: error)
 }

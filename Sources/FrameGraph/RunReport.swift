@@ -176,7 +176,7 @@ public struct RunReport: Codable, Sendable {
         achievedFps = elapsed > 0 ? Double(framesOut) / elapsed : 0
         endToEnd = LatencySummary(primary?.endToEnd ?? LatencyHistogram())
         failure = context.firstFailure
-        interrupted = context.isStopRequested && context.firstFailure == nil
+        interrupted = context.isStopRequested && context.firstFailure == nil && !context.stoppedAtDuration
     }
 
     /// The report of a run that ended before frames flowed (interrupted, or failed at start-up).

@@ -95,20 +95,37 @@ public final class FileSource: SourceNode, @unchecked Sendable {
         self.reader = reader
     }
 
-    override public var framesLostToDamage: Int { reader?.corruptFrames ?? lostBeforeClose }
+    override public var framesLostToDamage: Int { reader.map { $0.corruptFrames + $0.missingPictures.count } ?? lostBeforeClose }
 
     override public var damageNote: String? {
-        guard framesLostToDamage > 0 else { return nil }
-        return "\(path): \(framesLostToDamage) damaged frame\(framesLostToDamage == 1 ? "" : "s") skipped"
-            + ((reader?.firstCorruptOffset ?? firstDamageOffset).map { ", the first near byte \($0)" } ?? "") + "; the rest of the file was read"
+        var notes: [String] = []
+        if let missing = reader?.missingPictures ?? missingBeforeClose, !missing.isEmpty {
+            notes.append("\(path): \(missing.count) picture\(missing.count == 1 ? "" : "s") missing from the sequence (\(missing.prefix(5).joined(separator: ", "))"
+                         + (missing.count > 5 ? ", …" : "") + "); their time is left empty")
+        }
+        let damaged = framesLostToDamage - (reader?.missingPictures.count ?? missingBeforeClose?.count ?? 0)
+        if damaged > 0 {
+            notes.append("\(path): \(damaged) damaged frame\(damaged == 1 ? "" : "s") skipped"
+                         + ((reader?.firstCorruptOffset ?? firstDamageOffset).map { ", the first near byte \($0)" } ?? "") + "; the rest of the file was read")
+        }
+        let repairs = reader?.timestampRepairs ?? repairsBeforeClose
+        if repairs > 0 {
+            notes.append("\(path): \(repairs) frame\(repairs == 1 ? "" : "s") whose time went backwards or stood still were given the time after the frame before")
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
+
+    private var missingBeforeClose: [String]?
+    private var repairsBeforeClose = 0
 
     private var lostBeforeClose = 0
     private var firstDamageOffset: Int64?
 
     override public func finish(context: RunContext) throws {
-        lostBeforeClose = reader?.corruptFrames ?? lostBeforeClose
+        lostBeforeClose = reader.map { $0.corruptFrames + $0.missingPictures.count } ?? lostBeforeClose
         firstDamageOffset = reader?.firstCorruptOffset ?? firstDamageOffset
+        missingBeforeClose = reader?.missingPictures ?? missingBeforeClose
+        repairsBeforeClose = reader?.timestampRepairs ?? repairsBeforeClose
         reader = nil
     }
 

@@ -96,6 +96,9 @@ public enum PipelineParser {
     static func tokenize(_ line: String, line lineNumber: Int, file: String) throws -> [Token] {
         var tokens: [Token] = []
         let chars = Array(line)
+        if let nul = chars.firstIndex(of: "\0") {
+            throw PipelineError(file: file, line: lineNumber, column: nul + 1, message: "a NUL byte: pipeline files are text")
+        }
         var i = 0
         while i < chars.count {
             let c = chars[i]

@@ -58,6 +58,14 @@ public enum MetalTensorLexicon {
         return Float(String(decoding: bytes[start..<end], as: UTF8.self)) ?? 0
     }
 
+    /// Whether `s` spells a non-finite number (`nan`, `-inf`, `Infinity`): `NSString.floatValue` reads
+    /// those as 0, which would silently change a model, so FrameGraph refuses them.
+    public static func spellsNonFinite(_ s: String) -> Bool {
+        var t = Substring(s.lowercased()).drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+        if let c = t.first, c == "+" || c == "-" { t = t.dropFirst() }
+        return t.hasPrefix("nan") || t.hasPrefix("inf")
+    }
+
     /// `NSString.boolValue`: true when, after white space and an optional sign and zeros, the first
     /// character is Y, y, T, t or a digit 1–9.
     public static func boolValue(_ s: String) -> Bool {

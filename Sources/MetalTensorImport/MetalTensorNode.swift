@@ -107,7 +107,7 @@ struct MetalTensorKeys {
     func float(_ key: String, default value: Float) throws(ModelError) -> Float {
         guard let s = try string(key) else { return value }
         let v = MetalTensorLexicon.floatValue(s)
-        guard v.isFinite else { throw error(key, "'\(s.prefix(40))' is not a finite number") }
+        guard v.isFinite, !MetalTensorLexicon.spellsNonFinite(s) else { throw error(key, "'\(s.prefix(40))' is not a finite number") }
         return v
     }
 
@@ -192,7 +192,9 @@ enum MetalTensorActivation: Equatable {
         guard let name = parts.first else { self = .none; return }
         var p = parts.dropFirst().map(MetalTensorLexicon.floatValue)
         guard p.count <= 3 else { try fail("'\(text.prefix(60))' has more than three parameters") }
-        guard p.allSatisfy(\.isFinite) else { try fail("'\(text.prefix(60))' has a parameter that is not a finite number") }
+        guard p.allSatisfy(\.isFinite), !parts.dropFirst().contains(where: MetalTensorLexicon.spellsNonFinite) else {
+            try fail("'\(text.prefix(60))' has a parameter that is not a finite number")
+        }
         while p.count < 3 { p.append(0) }
         let (a, b, c) = (p[0], p[1], fused ? 0 : p[2])
         switch name {

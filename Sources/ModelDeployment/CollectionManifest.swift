@@ -75,6 +75,23 @@ public struct CollectionManifest: Codable, Sendable, Equatable {
             self.os = os
         }
 
+        /// What is wrong with the rule's conditions (a name that is not a safe word, a count out of
+        /// range), or nil.
+        public var problem: String? {
+            for (field, value) in [("deviceClass", deviceClass), ("arch", arch), ("os", os)] {
+                if let value, !ArchiveManifest.isSafeName(value) {
+                    return "\(field) '\(value.prefix(40))' is not a safe name (letters, digits, '.', '_' and '-', at most 128)"
+                }
+            }
+            if let features {
+                guard features.count <= 64 else { return "more than 64 features" }
+                for f in features where !ArchiveManifest.isSafeName(f) { return "feature '\(f.prefix(40))' is not a safe name" }
+            }
+            if let minCores, !(1...4096).contains(minCores) { return "minCores \(minCores) is not within 1 … 4096" }
+            if let minMemoryMiB, !(1...(1 << 30)).contains(minMemoryMiB) { return "minMemoryMiB \(minMemoryMiB) is out of range" }
+            return nil
+        }
+
         /// Whether `machine` meets every condition of the rule.
         public func matches(_ machine: MachineProfile) -> Bool {
             if let deviceClass, machine.deviceClass != deviceClass { return false }
@@ -140,8 +157,9 @@ public struct CollectionManifest: Codable, Sendable, Equatable {
                 if let k = e.keyID, !TeamKey.isValidID(k) { throw bad("\(at).keyId is not 16 lowercase hex digits") }
             }
         }
-        for (i, r) in rules.enumerated() where deployments[r.deployment] == nil {
-            throw bad("rules[\(i)] names deployment '\(r.deployment.prefix(40))', which does not exist")
+        for (i, r) in rules.enumerated() {
+            guard deployments[r.deployment] != nil else { throw bad("rules[\(i)] names deployment '\(r.deployment.prefix(40))', which does not exist") }
+            if let problem = r.problem { throw bad("rules[\(i)]: \(problem)") }
         }
         if let d = defaultDeployment, deployments[d] == nil { throw bad("field 'defaultDeployment' names '\(d.prefix(40))', which does not exist") }
     }

@@ -80,6 +80,7 @@ public struct DeployTree: Sendable {
     /// Appends a targeting rule (first match wins; `position` 1 puts it first).
     @discardableResult
     public func addRule(collection: String, rule: CollectionManifest.Rule, position: Int?, key: PublisherKey) throws -> CollectionManifest {
+        if let problem = rule.problem { throw DeploymentError.usage("the rule: \(problem)") }
         var m = try manifest(collection, key: key)
         guard m.deployments[rule.deployment] != nil else {
             throw DeploymentError.notFound("collection '\(collection)' has no deployment '\(rule.deployment)' (it has \(m.deployments.keys.sorted().joined(separator: ", ")))")

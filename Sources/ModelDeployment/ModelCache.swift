@@ -130,12 +130,38 @@ public struct ModelCache: Sendable {
     }
 
     /// Deletes every archive, manifest and partial download; the key store too when `keys`.
-    public func clear(keys: Bool) throws {
+    /// Removes what the cache made — its archives, partial downloads, manifests and active
+    /// deployments (and the key store with `keys`) — and nothing else: a file someone put in its
+    /// folders is left where it is (returned, so the caller can say so).
+    @discardableResult
+    public func clear(keys: Bool) throws -> [String] {
         try withLock(exclusive: true) {
-            try? FileManager.default.removeItem(atPath: archivesFolder)
-            try? FileManager.default.removeItem(atPath: partialFolder)
-            try? FileManager.default.removeItem(atPath: root + "/collections")
+            let fm = FileManager.default
+            var kept: [String] = []
+            func isDigestName(_ name: String, _ ext: String) -> Bool {
+                name.hasSuffix("." + ext) && Hex.isHex(String(name.dropLast(ext.count + 1)), bytes: 32)
+            }
+            func sweep(_ folder: String, _ ours: (String) -> Bool) {
+                for name in (try? fm.contentsOfDirectory(atPath: folder)) ?? [] {
+                    let path = folder + "/" + name
+                    if ours(name) { unlink(path) } else { kept.append(path) }
+                }
+                rmdir(folder)  // only when empty
+            }
+            sweep(archivesFolder) { isDigestName($0, ModelArchive.fileExtension) || $0.hasPrefix(".fg-") }
+            sweep(partialFolder) { isDigestName($0, "partial") }
+            let collections = root + "/collections"
+            for name in (try? fm.contentsOfDirectory(atPath: collections)) ?? [] {
+                let folder = collections + "/" + name
+                guard ArchiveManifest.isSafeName(name), (try? fm.attributesOfItem(atPath: folder)[.type] as? FileAttributeType) == .typeDirectory else {
+                    kept.append(folder)
+                    continue
+                }
+                sweep(folder) { ["index.json", "index.json.sig", "active.json"].contains($0) || $0.hasPrefix(".fg-") }
+            }
+            rmdir(collections)
             if keys { unlink(keystorePath) }
+            return kept
         }
     }
 }

@@ -1,3 +1,4 @@
+import CZlib
 /// The files of a zip archive found at the end of a byte buffer (TFLite models carry their
 /// associated files, such as labels, as a zip appended after the FlatBuffer). Stored and deflate
 /// entries are read; the archive is hostile input: every offset and size is checked against the
@@ -9,6 +10,8 @@ struct ZipArchive {
         let method: Int
         let compressedSize: Int
         let uncompressedSize: Int
+        /// The CRC-32 the archive declares for the entry's contents (checked when it is read).
+        let crc: UInt32
         /// Where the entry's data starts in the buffer.
         let dataOffset: Int
     }
@@ -66,6 +69,9 @@ struct ZipArchive {
             let local = base + Self.u32(bytes, q + 42)
             guard q + 46 + nameLength <= eocd else { throw ZipError(message: "an entry's name runs past the central directory", offset: q) }
             let name = String(decoding: bytes[(q + 46)..<(q + 46 + nameLength)], as: UTF8.self)
+            guard !entries.contains(where: { $0.name == name }) else {
+                throw ZipError(message: "entry '\(name.prefix(80))' appears twice: which one is meant is not clear", offset: q)
+            }
             guard local >= 0, local + 30 <= n, Self.u32(bytes, local) == 0x0403_4B50 else {
                 throw ZipError(message: "entry '\(name)': its local header is missing or damaged", offset: local)
             }
@@ -73,7 +79,8 @@ struct ZipArchive {
             guard dataOffset <= n, compressed <= n - dataOffset else {
                 throw ZipError(message: "entry '\(name)': \(compressed) bytes of data run past the end of the file", offset: local)
             }
-            entries.append(Entry(name: name, method: method, compressedSize: compressed, uncompressedSize: uncompressed, dataOffset: dataOffset))
+            entries.append(Entry(name: name, method: method, compressedSize: compressed, uncompressedSize: uncompressed,
+                                 crc: UInt32(Self.u32(bytes, q + 16)), dataOffset: dataOffset))
             q += 46 + nameLength + extra + comment
         }
         self.entries = entries
@@ -82,6 +89,17 @@ struct ZipArchive {
     /// The contents of the entry called `name`, or nil when there is none.
     func contents(of name: String) throws -> [UInt8]? {
         guard let e = entries.first(where: { $0.name == name }) else { return nil }
+        let out = try uncheckedContents(of: e)
+        let crc = out.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
+        guard crc == e.crc else {
+            throw ZipError(message: "entry '\(name)' is damaged: its CRC-32 is \(String(format: "%08x", crc)), the archive says \(String(format: "%08x", e.crc))",
+                           offset: e.dataOffset)
+        }
+        return out
+    }
+
+    private func uncheckedContents(of e: Entry) throws -> [UInt8] {
+        let name = e.name
         guard e.uncompressedSize <= Self.maxEntryBytes else {
             throw ZipError(message: "entry '\(name)' declares \(e.uncompressedSize) bytes, more than \(Self.maxEntryBytes)", offset: e.dataOffset)
         }

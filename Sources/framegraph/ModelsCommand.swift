@@ -90,8 +90,11 @@ struct ModelsCommand {
             }
             return 0
         case "clear":
-            try cache.clear(keys: arguments.has("keys"))
+            let kept = try cache.clear(keys: arguments.has("keys"))
             print("cleared \(cache.root)\(arguments.has("keys") ? " (team keys too)" : " (team keys kept; --keys removes them)")")
+            if !kept.isEmpty {
+                print("left \(kept.count) file\(kept.count == 1 ? "" : "s") the cache did not make: \(kept.prefix(5).joined(separator: ", "))\(kept.count > 5 ? ", …" : "")")
+            }
             return 0
         default:
             throw Arguments.UsageError(description: Self.usage)

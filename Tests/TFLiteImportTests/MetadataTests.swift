@@ -39,11 +39,23 @@ import TestSupport
         static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 255), UInt8(v >> 8 & 255)] }
         static func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16 & 0xFFFF) }
 
-        mutating func add(_ name: String, data: [UInt8], method: Int = 0, declared: Int? = nil) {
+        /// CRC-32 (zip's: reflected 0xEDB88320).
+        static func crc32(_ data: [UInt8]) -> Int {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in data {
+                c ^= UInt32(b)
+                for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+            }
+            return Int(~c)
+        }
+
+        /// `crc`: the CRC-32 to declare (default: that of `data`, which is the stored contents).
+        mutating func add(_ name: String, data: [UInt8], method: Int = 0, declared: Int? = nil, crc: Int? = nil) {
             let n = Array(name.utf8), offset = local.count
-            local += Self.le32(0x0403_4B50) + Self.le16(20) + Self.le16(0) + Self.le16(method) + Self.le32(0) + Self.le32(0)
+            let check = crc ?? Self.crc32(data)
+            local += Self.le32(0x0403_4B50) + Self.le16(20) + Self.le16(0) + Self.le16(method) + Self.le32(0) + Self.le32(check)
                 + Self.le32(data.count) + Self.le32(declared ?? data.count) + Self.le16(n.count) + Self.le16(0) + n + data
-            central += Self.le32(0x0201_4B50) + Self.le16(20) + Self.le16(20) + Self.le16(0) + Self.le16(method) + Self.le32(0) + Self.le32(0)
+            central += Self.le32(0x0201_4B50) + Self.le16(20) + Self.le16(20) + Self.le16(0) + Self.le16(method) + Self.le32(0) + Self.le32(check)
                 + Self.le32(data.count) + Self.le32(declared ?? data.count) + Self.le16(n.count) + Self.le16(0) + Self.le16(0)
                 + Self.le16(0) + Self.le16(0) + Self.le32(0) + Self.le32(offset) + n
             count += 1
@@ -98,6 +110,13 @@ import TestSupport
         var cut = ok.bytes()
         cut.replaceSubrange(0..<4, with: [0, 0, 0, 0])  // the local header's signature
         #expect(error(cut).contains("local header is missing or damaged"))
+        var damagedContents = ZipMaker()
+        damagedContents.add("a", data: [1, 2, 3], crc: ZipMaker.crc32([1, 2, 4]))
+        #expect(error(damagedContents.bytes()).contains("entry 'a' is damaged: its CRC-32 is"))
+        var twice = ZipMaker()
+        twice.add("labels.txt", data: [1])
+        twice.add("labels.txt", data: [2])
+        #expect(error(twice.bytes(), "labels.txt").contains("entry 'labels.txt' appears twice"))
         var shifted = ok.bytes()
         let end = shifted.count - 22
         shifted[end + 16] = 0xF0  // the central directory's offset, far out

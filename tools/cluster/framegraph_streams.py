@@ -34,7 +34,7 @@ import threading
 import time
 
 from framegraph_batch import (DEFAULT_FRAMEGRAPH, DROP_KEYS, UserError, _die_with_parent,  # beside this file
-                              check_address, read_stats, write_atomically)
+                              check_address, read_json as read_stats, write_atomically)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
