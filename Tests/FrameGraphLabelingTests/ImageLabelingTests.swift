@@ -271,3 +271,17 @@ import XNNPACKRuntime
         } } }
     }
 }
+
+/// A classifier's metadata is hostile input too: a normalisation that would divide by 0 or by NaN,
+/// or a mean that is infinite, is a damaged model (one clear error), never a silent "no normalisation".
+@Suite struct ClassifierMetadataTests {
+    @Test func impossibleNormalisationsAreRefused() throws {
+        for (mean, std): ([Float], [Float]) in [([127.5], [0]), ([127.5], [.nan]), ([.infinity], [127.5]), ([0, 0], [1, 1]), ([0], [1, 2])] {
+            #expect(throws: ModelError.self, "mean \(mean) std \(std)") { try ClassifierInfo.normalization(mean: mean, std: std, file: "m.tflite") }
+        }
+        let fine = try ClassifierInfo.normalization(mean: [127.5], std: [127.5], file: "m.tflite")
+        #expect(fine.scale == 1 / 127.5 && fine.offset == -1)
+        let perChannel = try ClassifierInfo.normalization(mean: [1, 2, 3], std: [4, 5, 6], file: "m.tflite")
+        #expect(perChannel.perChannel?.count == 3)
+    }
+}
