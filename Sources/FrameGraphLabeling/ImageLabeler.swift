@@ -77,7 +77,7 @@ public final class ImageLabeler: @unchecked Sendable {
         guard shape.count == 4, shape[0] == 1, shape[3] == 3 else {
             throw ModelError.inputMismatch(input: predictor.inputInfo(0).name, expected: "an RGB image [1, H, W, 3]", got: "\(shape)")
         }
-        let normalization = info.normalization ?? .unit
+        let normalization = InputNormalization.forQuantizedInput(predictor.inputInfo(0)) ?? info.normalization ?? .unit
         let input = ModelInput(width: shape[2], height: shape[1], channels: 3, normalization: normalization,
                                fit: options.centreCrop ? .centreCrop : .stretch)
         let outputs = (0..<predictor.outputCount).map { (predictor.outputInfo($0).name, predictor.outputInfo($0).shape) }

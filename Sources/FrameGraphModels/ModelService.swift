@@ -77,6 +77,9 @@ public final class ModelService: Sendable {
     /// file in the error ("model", "labels file").
     public func locate(_ reference: String, what: String = "model") throws(ModelError) -> String {
         if ModelFile.exists(reference) { return reference }
+        // A bundle's part (`X.task#part`): the bundle's file.
+        let (file, part) = Self.splitPart(reference)
+        if part != nil { return try locate(file, what: what) }
         let path = configuration.searchPath
         if reference.contains("/") || Self.hasModelExtension(reference) || reference.hasPrefix(".") {
             var places = ["\(reference) (from the current folder)"]
@@ -100,6 +103,13 @@ public final class ModelService: Sendable {
     /// nil when it is nowhere.
     public func locateIfPresent(_ reference: String) -> String? {
         try? locate(reference)
+    }
+
+    /// `X.task#part` → (`X.task`, `part`); anything else → (itself, nil).
+    static func splitPart(_ reference: String) -> (file: String, part: String?) {
+        guard let hash = reference.lastIndex(of: "#"), hash != reference.startIndex else { return (reference, nil) }
+        let part = String(reference[reference.index(after: hash)...])
+        return part.isEmpty ? (String(reference[..<hash]), nil) : (String(reference[..<hash]), part)
     }
 
     /// Whether `reference` ends in an extension of a model format (so it is a path, not a name).
@@ -131,11 +141,21 @@ public final class ModelService: Sendable {
                 return ResolvedModel(path: path, format: try format(of: path), source: "fallback \(fallback) (\(why))", usedFallback: true)
             }
         }
-        let path = try locate(reference)
+        // `BUNDLE.task#PART`: one model of a MediaPipe Tasks bundle.
+        let (file, part) = Self.splitPart(reference)
+        let path = try locate(file)
         let format = try self.format(of: path)
         if format == .archive {
             return try resolved(ModelReference.openArchive(path: path, reference: reference, config: { try self.machineConfig() }))
         }
+        if format == .zip {
+            let bundle = try ModelBundle(path: path, limits: configuration.limits)
+            let name = try bundle.partName(part)
+            let folder = MemoryModelFiles.register([name: try bundle.part(name)])
+            return ResolvedModel(path: folder + "/" + name, format: try self.format(of: folder + "/" + name),
+                                 source: "\(path)#\(name)", memoryFolder: folder)
+        }
+        if let part { throw ModelError.malformed(file: path, reason: "is a \(format) model, not a bundle: '#\(part)' names nothing", offset: nil) }
         return ResolvedModel(path: path, format: format, source: path)
     }
 

@@ -1,3 +1,4 @@
+import NeuralGraph
 /// How 8-bit pixels become a model's float input: `value = byte × scale + offset`, in RGB order.
 public struct InputNormalization: Sendable, Equatable, CustomStringConvertible {
     public var scale: Float
@@ -30,6 +31,16 @@ public struct InputNormalization: Sendable, Equatable, CustomStringConvertible {
 
     /// Lab lightness 0…100 → −1…1 (`L/50 − 1`, FrameGraph's colorizer).
     public static let lightness = InputNormalization(scale: 1 / 50, offset: -1)
+
+    /// The normalisation of a quantized image input (uint8 or int8): the frame's bytes are its
+    /// integers — a uint8 input takes them as they are, an int8 one shifted by −128 — so the value fed
+    /// is `(integer − zero point) × scale`, right by construction whatever the model's metadata says.
+    /// Nil for a float input.
+    public static func forQuantizedInput(_ tensor: TensorValue) -> InputNormalization? {
+        guard let q = tensor.quantization, !q.isPerChannel, tensor.elementType == .uint8 || tensor.elementType == .int8 else { return nil }
+        let shift: Float = tensor.elementType == .int8 ? -128 : 0
+        return InputNormalization(scale: q.scale, offset: (shift - Float(q.zeroPoint)) * q.scale)
+    }
 
     public var description: String {
         perChannel.map { "x × [" + $0.map { "\($0.scale)" }.joined(separator: ", ") + "] + [" + $0.map { "\($0.offset)" }.joined(separator: ", ") + "]" }

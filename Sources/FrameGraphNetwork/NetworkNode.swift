@@ -194,7 +194,8 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, @unchecked Se
                                       expected: "1 (Lab lightness)", got: "\(info.shape[3])")
         }
         let fallback: InputNormalization = options.input == .lightness ? .lightness : .unit
-        let normalization = options.normalization ?? fallback
+        // A quantized input takes the frame's bytes as its integers; otherwise the option, else the default.
+        let normalization = InputNormalization.forQuantizedInput(info) ?? options.normalization ?? fallback
         let isMetalTensor = resolvedModel?.format == .metalTensor
         input = ModelInput(width: info.shape[2], height: info.shape[1], channels: info.shape[3], content: options.input,
                            normalization: normalization, fit: isMetalTensor && options.fit == .stretch ? .pixelCentres : options.fit)

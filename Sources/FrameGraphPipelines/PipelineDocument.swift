@@ -1,6 +1,7 @@
 /// A parsed pipeline description: node declarations and connections, each with its place in the file.
 ///
-/// The format, one statement per line (`#` starts a comment):
+/// The format, one statement per line (`#` at the start of a word starts a comment; inside a word,
+/// as in `model=face_landmarker.task#face_detector`, it is part of it):
 /// ```
 /// # file → resize → encode
 /// source = file    path=samples/media/portrait.mp4

@@ -136,7 +136,9 @@ public enum PipelineParser {
                 tokens.append(Token(kind: .string, text: text, column: column))
             } else {
                 var text = ""
-                while i < chars.count, !" \t\r=#\"".contains(chars[i]),
+                // A '#' inside a word is part of it (`model=face_landmarker.task#face_detector`); one
+                // that starts a token starts a comment.
+                while i < chars.count, !" \t\r=\"".contains(chars[i]),
                       !(chars[i] == "-" && i + 1 < chars.count && chars[i + 1] == ">") {
                     text.append(chars[i])
                     i += 1

@@ -69,7 +69,8 @@ extension NeuralGraph {
             default: continue
             }
             let source = node.inputs[0]
-            guard consumers[source] == 1, let p = producer[source], !removed.contains(p) else { continue }
+            // A quantized activation's own tensor has its own range: it stays a separate operation.
+            guard consumers[source] == 1, let p = producer[source], !removed.contains(p), !g.tensors[source].isQuantized else { continue }
             var fused = g.nodes[p]
             switch fused.operation {
             case .conv2d(var c) where c.activation == .none: c.activation = activation; fused.operation = .conv2d(c)

@@ -6,13 +6,21 @@ public struct TensorValue: Sendable {
     public var elementType: ElementType
     /// Set for weights and other constants (owned by the graph, aligned).
     public var constant: ConstantStorage?
+    /// Set for quantized tensors (int8/uint8 activations and weights, int32 biases): how their
+    /// integers stand for real numbers.
+    public var quantization: Quantization?
 
-    public init(name: String, shape: [Int], elementType: ElementType = .float32, constant: ConstantStorage? = nil) {
+    public init(name: String, shape: [Int], elementType: ElementType = .float32, constant: ConstantStorage? = nil,
+                quantization: Quantization? = nil) {
         self.name = name
         self.shape = shape
         self.elementType = elementType
         self.constant = constant
+        self.quantization = quantization
     }
+
+    /// Whether the tensor is quantized (its integers stand for real numbers).
+    public var isQuantized: Bool { quantization != nil }
 
     /// Number of elements.
     public var elementCount: Int { shape.reduce(1, *) }
@@ -75,7 +83,7 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
     case malformed(file: String, reason: String, offset: Int?)
     /// Operations the runtime cannot run, all of them, by name and count.
     case unsupportedOperations(file: String, operations: [String])
-    /// Quantized (int8/uint8) models are not supported yet.
+    /// A quantized tensor of a type FrameGraph does not run (int16, int4).
     case quantizedModel(file: String, tensor: String)
     /// A tensor's shape does not fit the operation.
     case shapeMismatch(operation: String, tensor: String, expected: String, got: String)
@@ -101,7 +109,7 @@ public enum ModelError: Error, Sendable, CustomStringConvertible, Equatable {
         case .unsupportedOperations(let file, let operations):
             return "\(file): unsupported operations: \(operations.joined(separator: ", "))"
         case .quantizedModel(let file, let tensor):
-            return "\(file): quantized models (int8/uint8) are not supported yet (tensor '\(tensor)'); use a float32 or float16 model"
+            return "\(file): tensor '\(tensor)' has a quantized type FrameGraph does not run (it runs int8 and uint8 models, with int32 biases)"
         case .shapeMismatch(let operation, let tensor, let expected, let got):
             return "\(operation): tensor '\(tensor)' has shape \(got), expected \(expected)"
         case .invalidOperation(let operation, let reason):

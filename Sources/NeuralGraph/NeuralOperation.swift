@@ -100,6 +100,11 @@ public enum NeuralOperation: Sendable, Equatable {
     /// Each value rounded to the nearest float16 and back (emulates a network that stores its
     /// tensors in half precision, as MetalTensor does by default).
     case roundToFloat16
+    /// Real values (or another quantized tensor) to the output tensor's quantized type (TFLite's
+    /// QUANTIZE, ONNX's QuantizeLinear): rounding half away from zero, clamped to the type.
+    case quantize
+    /// A quantized tensor to real values (TFLite's DEQUANTIZE, ONNX's DequantizeLinear).
+    case dequantize
 
     /// The name reports and errors use.
     public var name: String {
@@ -136,6 +141,8 @@ public enum NeuralOperation: Sendable, Equatable {
         case .depthToSpace: return "DEPTH_TO_SPACE"
         case .power: return "POW"
         case .roundToFloat16: return "ROUND_TO_FLOAT16"
+        case .quantize: return "QUANTIZE"
+        case .dequantize: return "DEQUANTIZE"
         }
     }
 

@@ -192,7 +192,8 @@ struct ShapeChecker {
             let shape = try broadcast(x, slope)
             guard shape == x.shape else { throw mismatch(slope, expected: "a slope that broadcasts to \(describe(x.shape))") }
             return .shape(shape)
-        case .relu, .relu6, .reluN1To1, .leakyRelu, .hardSwish, .hardSigmoid, .logistic, .tanh, .clamp, .softmax, .power, .roundToFloat16:
+        case .relu, .relu6, .reluN1To1, .leakyRelu, .hardSwish, .hardSigmoid, .logistic, .tanh, .clamp, .softmax, .power, .roundToFloat16,
+             .quantize, .dequantize:
             try requireInputs(1...1)
             return .shape(try input(0).shape)
         case .averagePool2d(let p), .maxPool2d(let p):

@@ -247,6 +247,12 @@ public struct FlatVector {
         return (0..<count).map { Int(reader.unchecked(Int32.self, at: start + 4 * $0)) }
     }
 
+    /// Elements read as little-endian int64.
+    public func int64s() throws(FlatBufferError) -> [Int64] {
+        try reader.charge(count, at: position)
+        return (0..<count).map { reader.unchecked(Int64.self, at: start + 8 * $0) }
+    }
+
     /// Elements read as little-endian float32.
     public func floats() throws(FlatBufferError) -> [Float] {
         try reader.charge(count, at: position)

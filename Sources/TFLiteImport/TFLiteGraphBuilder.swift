@@ -103,34 +103,45 @@ struct TFLiteGraphBuilder {
         }
     }
 
-    /// Refuses int8/uint8 tensors, quantized float activations and QUANTIZE operators.
+    /// Checks every quantized tensor's parameters (scale positive and finite, zero point within its
+    /// type, per-channel counts matching the channel axis), and refuses the quantized types FrameGraph
+    /// does not run (int16, int4) — before anything is allocated.
     func checkQuantization() throws {
         var used = Set(subgraph.inputs + subgraph.outputs)
         for op in subgraph.operators {
             used.formUnion(op.inputs.filter { $0 >= 0 })
             used.formUnion(op.outputs)
-            if try code(of: op).builtin == TFLiteBuiltin.quantize {
-                throw ModelError.quantizedModel(file: fileName, tensor: subgraph.tensors[op.outputs[0]].name)
-            }
         }
         for index in used.sorted() {
             let t = subgraph.tensors[index]
-            if TFLiteTensorType.isQuantizedInteger(t.type) {
+            if t.type == TFLiteTensorType.int16 || t.type == TFLiteTensorType.int4 {
                 throw ModelError.quantizedModel(file: fileName, tensor: t.name)
             }
-            if t.type == TFLiteTensorType.float32, t.hasQuantizationScale, try bufferRange(of: index) == nil {
-                throw ModelError.quantizedModel(file: fileName, tensor: t.name)
+            if let problem = quantization(index).flatMap({ q in q.problem(type: TFLiteTensorType.elementType(t.type), shape: t.shape) }) {
+                throw malformed("tensor '\(t.name)': quantization: \(problem)", at: t.position)
             }
         }
     }
 
-    /// Every activation (non-constant tensor) a node touches must be float32.
+    /// Tensor `index`'s quantization, for the integer types (int8, uint8, int32); nil for others and
+    /// when the file gives none.
+    func quantization(_ index: Int) -> Quantization? {
+        let t = subgraph.tensors[index]
+        guard t.type == TFLiteTensorType.int8 || t.type == TFLiteTensorType.uint8 || t.type == TFLiteTensorType.int32, !t.scales.isEmpty else { return nil }
+        let zeroPoints = (t.zeroPoints.isEmpty ? [Int64](repeating: 0, count: t.scales.count) : t.zeroPoints).map { Int32(clamping: $0) }
+        return Quantization(scales: t.scales, zeroPoints: zeroPoints, axis: t.scales.count > 1 ? t.quantizedDimension : nil)
+    }
+
+    /// Every activation (non-constant tensor) a node touches must be float32, or a quantized int8 or
+    /// uint8 tensor.
     func checkActivationTypes() throws {
         for (index, node) in graph.nodes.enumerated() {
-            for t in node.inputs + node.outputs where graph.tensors[t].constant == nil && graph.tensors[t].elementType != .float32 {
+            for t in node.inputs + node.outputs where t >= 0 && graph.tensors[t].constant == nil {
+                let v = graph.tensors[t]
+                if v.elementType == .float32 || (v.isQuantized && (v.elementType == .int8 || v.elementType == .uint8)) { continue }
                 throw ModelError.invalidOperation(
                     operation: "\(node.operation.name) #\(index) '\(node.name)'",
-                    reason: "tensor '\(graph.tensors[t].name)' is \(graph.tensors[t].elementType); only float32 activations are supported")
+                    reason: "tensor '\(v.name)' is \(v.elementType)\(v.isQuantized ? "" : " without quantization"); activations are float32, or quantized int8 or uint8")
             }
         }
     }
@@ -164,6 +175,8 @@ struct TFLiteGraphBuilder {
         case TFLiteTensorType.float16: (size, type) = (2, .float16)
         case TFLiteTensorType.int32: (size, type) = (4, .int32)
         case TFLiteTensorType.int64: (size, type) = (8, .int64)
+        case TFLiteTensorType.int8: (size, type) = (1, .int8)
+        case TFLiteTensorType.uint8: (size, type) = (1, .uint8)
         default: (size, type) = (0, .other)
         }
         if let sparsity = t.sparsity {
@@ -228,8 +241,9 @@ struct TFLiteGraphBuilder {
     }
 
     /// Folds the operators that only change how a constant is stored — DENSIFY of a sparse constant
-    /// (expanded at import) and DEQUANTIZE of a float16 or float32 constant — in execution order (a
-    /// DEQUANTIZE reading a DENSIFY's output then folds too): each output becomes a float32 constant.
+    /// (expanded at import) and DEQUANTIZE of a float16, float32 or quantized int8/uint8 constant — in
+    /// execution order (a DEQUANTIZE reading a DENSIFY's output then folds too): each output becomes a
+    /// float32 constant.
     mutating func foldConstantConversions() throws {
         for op in subgraph.operators {
             let builtin = try code(of: op).builtin
@@ -239,9 +253,14 @@ struct TFLiteGraphBuilder {
             if builtin == TFLiteBuiltin.densify {
                 guard input.sparsity != nil else { continue }
             } else {
-                guard input.type == TFLiteTensorType.float16 || input.type == TFLiteTensorType.float32 else { continue }
+                guard input.type == TFLiteTensorType.float16 || input.type == TFLiteTensorType.float32
+                    || ((input.type == TFLiteTensorType.int8 || input.type == TFLiteTensorType.uint8) && quantization(op.inputs[0]) != nil) else { continue }
             }
-            guard let storage = try constant(op.inputs[0]) else { continue }
+            guard var storage = try constant(op.inputs[0]) else { continue }
+            if let q = quantization(op.inputs[0]), storage.elementType == .int8 || storage.elementType == .uint8 {
+                // A quantized constant (a weight) dequantized once, at import.
+                storage = ConstantStorage(floats: q.dequantize(storage.integers(), shape: input.shape))
+            }
             let output = subgraph.tensors[op.outputs[0]]
             guard ShapeArithmetic.elementCount(output.shape) == storage.elementCount else {
                 let name = builtin == TFLiteBuiltin.densify ? "DENSIFY" : "DEQUANTIZE"
@@ -259,19 +278,10 @@ struct TFLiteGraphBuilder {
         if let existing = irIndex[index] { return existing }
         let t = subgraph.tensors[index]
         let storage = try constant(index)
-        let type: ElementType
-        if let storage {
-            type = storage.elementType
-        } else {
-            switch t.type {
-            case TFLiteTensorType.float32: type = .float32
-            case TFLiteTensorType.float16: type = .float16
-            case TFLiteTensorType.int32: type = .int32
-            case TFLiteTensorType.int64: type = .int64
-            default: type = .other
-            }
-        }
-        let ir = graph.addTensor(TensorValue(name: t.name, shape: t.shape, elementType: type, constant: storage))
+        let type = storage?.elementType ?? TFLiteTensorType.elementType(t.type)
+        // A folded constant (a dequantized weight) is float32: its old quantization no longer applies.
+        let quantization = type == .float32 || type == .float16 ? nil : quantization(index)
+        let ir = graph.addTensor(TensorValue(name: t.name, shape: t.shape, elementType: type, constant: storage, quantization: quantization))
         irIndex[index] = ir
         return ir
     }

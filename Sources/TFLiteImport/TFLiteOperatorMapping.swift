@@ -187,7 +187,10 @@ extension TFLiteGraphBuilder {
             return try node(.softmax(beta: try TFLiteOptions.softmaxBeta(options(TFLiteOptions.softmaxType))), [try input(0)])
 
         case TFLiteBuiltin.dequantize:
-            return folded[outputIndex] != nil ? .folded : .unsupported("\(opName) (non-constant input)")
+            return folded[outputIndex] != nil ? .folded : try node(.dequantize, [try input(0)])
+
+        case TFLiteBuiltin.quantize:
+            return try node(.quantize, [try input(0)])
 
         case TFLiteBuiltin.densify:
             return folded[outputIndex] != nil ? .folded : .unsupported("\(opName) (not a sparse constant)")

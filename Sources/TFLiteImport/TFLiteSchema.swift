@@ -1,3 +1,4 @@
+import NeuralGraph
 /// The part of TFLite's schema (tensorflow/lite/schema/schema.fbs) the importer reads, decoded from a
 /// ``FlatBufferReader`` into plain values. Field ids follow the schema; comments give its names.
 struct TFLiteModelFile {
@@ -106,6 +107,10 @@ struct TFLiteTensor {
     let name: String
     /// Whether QuantizationParameters.scale (2) is non-empty.
     let hasQuantizationScale: Bool
+    /// QuantizationParameters: scale (2), zero_point (3), quantized_dimension (6); empty when none.
+    let scales: [Float]
+    let zeroPoints: [Int64]
+    let quantizedDimension: Int
     /// Where the tensor table is (for error messages).
     let position: Int
     /// Sparsity parameters (6): the buffer holds only the stored values of a sparse constant.
@@ -118,11 +123,14 @@ struct TFLiteTensor {
         type = try t.scalar(1, default: 0)
         buffer = Int(try t.scalar(2, default: UInt32(0)))
         name = try t.string(3) ?? ""
-        if let q = try t.table(4), let scale = try q.vector(2, elementSize: 4) {
-            hasQuantizationScale = scale.count > 0
+        if let q = try t.table(4) {
+            scales = try q.vector(2, elementSize: 4)?.floats() ?? []
+            zeroPoints = try q.vector(3, elementSize: 8)?.int64s() ?? []
+            quantizedDimension = Int(try q.scalar(6, default: Int32(0)))
         } else {
-            hasQuantizationScale = false
+            (scales, zeroPoints, quantizedDimension) = ([], [], 0)
         }
+        hasQuantizationScale = !scales.isEmpty
     }
 }
 
@@ -166,5 +174,18 @@ enum TFLiteTensorType {
     /// Whether the type is one of the integer types quantized models use for activations and weights.
     static func isQuantizedInteger(_ type: Int8) -> Bool {
         type == uint8 || type == int8 || type == int16 || type == int4
+    }
+
+    /// The IR type of a TFLite type (int16 and int4 have none: FrameGraph runs int8 and uint8 models).
+    static func elementType(_ type: Int8) -> ElementType {
+        switch type {
+        case float32: return .float32
+        case float16: return .float16
+        case int32: return .int32
+        case int64: return .int64
+        case int8: return .int8
+        case uint8: return .uint8
+        default: return .other
+        }
     }
 }

@@ -4,32 +4,34 @@ import CZlib
 /// entries are read; the archive is hostile input: every offset and size is checked against the
 /// buffer, declared sizes are bounded, and an entry that inflates to other than its declared size
 /// is refused.
-struct ZipArchive {
-    struct Entry {
-        let name: String
+public struct ZipArchive: Sendable {
+    public struct Entry: Sendable {
+        public let name: String
         let method: Int
         let compressedSize: Int
-        let uncompressedSize: Int
+        public let uncompressedSize: Int
         /// The CRC-32 the archive declares for the entry's contents (checked when it is read).
         let crc: UInt32
         /// Where the entry's data starts in the buffer.
         let dataOffset: Int
     }
 
-    let entries: [Entry]
+    public let entries: [Entry]
     private let bytes: [UInt8]
+    /// Largest entry this archive reads (its owner's limit: 32 MiB for metadata, a model's for a bundle).
+    private let entryLimit: Int
 
     /// Largest entry read (uncompressed).
-    static let maxEntryBytes = 32 << 20
+    public static let maxEntryBytes = 32 << 20
     /// Largest ratio of uncompressed to compressed size (a "zip bomb" beyond it is refused).
     static let maxRatio = 1_000
     /// Most entries read.
     static let maxEntries = 10_000
 
-    struct ZipError: Error, CustomStringConvertible {
-        let message: String
-        let offset: Int
-        var description: String { "\(message) (byte \(offset))" }
+    public struct ZipError: Error, Sendable, CustomStringConvertible {
+        public let message: String
+        public let offset: Int
+        public var description: String { "\(message) (byte \(offset))" }
     }
 
     private static func u16(_ b: [UInt8], _ o: Int) -> Int { Int(b[o]) | Int(b[o + 1]) << 8 }
@@ -37,8 +39,9 @@ struct ZipArchive {
 
     /// The archive at the end of `bytes`, or nil when there is none (no end-of-central-directory
     /// record); throws when there is one and it is damaged.
-    init?(endOf bytes: [UInt8]) throws {
+    public init?(endOf bytes: [UInt8], maxEntryBytes: Int = ZipArchive.maxEntryBytes) throws {
         self.bytes = bytes
+        entryLimit = maxEntryBytes
         let n = bytes.count
         guard n >= 22 else { return nil }
         // The end record: 22 bytes plus a comment of at most 65,535 bytes, searched from the end.
@@ -87,7 +90,7 @@ struct ZipArchive {
     }
 
     /// The contents of the entry called `name`, or nil when there is none.
-    func contents(of name: String) throws -> [UInt8]? {
+    public func contents(of name: String) throws -> [UInt8]? {
         guard let e = entries.first(where: { $0.name == name }) else { return nil }
         let out = try uncheckedContents(of: e)
         let crc = out.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
@@ -100,8 +103,8 @@ struct ZipArchive {
 
     private func uncheckedContents(of e: Entry) throws -> [UInt8] {
         let name = e.name
-        guard e.uncompressedSize <= Self.maxEntryBytes else {
-            throw ZipError(message: "entry '\(name)' declares \(e.uncompressedSize) bytes, more than \(Self.maxEntryBytes)", offset: e.dataOffset)
+        guard e.uncompressedSize <= entryLimit else {
+            throw ZipError(message: "entry '\(name)' declares \(e.uncompressedSize) bytes, more than \(entryLimit)", offset: e.dataOffset)
         }
         let data = bytes[e.dataOffset..<(e.dataOffset + e.compressedSize)]
         switch e.method {

@@ -12,6 +12,9 @@ final class CompiledPlan {
         case xnnpack(XNNPACKStage)
         case native(nodeIndex: Int, run: () -> Void)
         case own(any OwnKernel)
+        /// Real numbers rounded to their tensor's quantized type, after an operation that computed a
+        /// quantized tensor in float32 (the buffer, its length, the parameters, the type).
+        case rounding(buffer: UnsafeMutablePointer<Float>, count: Int, quantization: Quantization, type: ElementType)
     }
 
     let graph: NeuralGraph
@@ -24,7 +27,10 @@ final class CompiledPlan {
     /// The bytes of the arena that the tensors living only inside a prediction share, and what
     /// they would take with a buffer each.
     private(set) var arenaBytes = 0, unsharedBytes = 0
+    /// Constants as XNNPACK reads them: float32, or a quantized tensor's own integers.
     private var constants: [Int: ConstantStorage] = [:]
+    /// Constants as real numbers (float32), for FrameGraph's native and own kernels.
+    private var realConstants: [Int: ConstantStorage] = [:]
     private var threadpool: pthreadpool_t?
 
     /// Partitions `graph` (already lowered for XNNPACK) into stages and creates them. `int8`: the
@@ -34,10 +40,17 @@ final class CompiledPlan {
         usesOwnKernels = ownKernels
         if requested > 1 { threadpool = pthreadpool_create(requested) }
 
-        // Constants as float32 in storage the plan keeps (XNNPACK reads them at runtime creation).
+        // Constants as float32 in storage the plan keeps (XNNPACK reads them at runtime creation);
+        // quantized ones as their integers for XNNPACK, and as real numbers for the other kernels.
         for (i, t) in graph.tensors.enumerated() {
             guard let c = t.constant else { continue }
-            constants[i] = c.elementType == .float32 ? c : ConstantStorage(floats: c.floats())
+            if let q = t.quantization {
+                constants[i] = c
+                realConstants[i] = ConstantStorage(floats: q.dequantize(c.integers(), shape: t.shape))
+            } else {
+                constants[i] = c.elementType == .float32 ? c : ConstantStorage(floats: c.floats())
+                realConstants[i] = constants[i]
+            }
         }
         // What FrameGraph's own kernels run (convolutions with what they fuse, the annealed mean,
         // upsampling layers); each group runs where its last node was.
@@ -57,7 +70,7 @@ final class CompiledPlan {
             inGroup.formUnion(g.nodes)
         }
         // Partition into stages.
-        enum Kind { case xnnpack, native, own(any OwnKernelGroup) }
+        enum Kind { case xnnpack, xnnpackReal, native, own(any OwnKernelGroup) }
         var plan: [(kind: Kind, nodes: [Int])] = []
         for (i, node) in graph.nodes.enumerated() {
             if let g = groupAt[i] {
@@ -65,7 +78,15 @@ final class CompiledPlan {
                 continue
             }
             if inGroup.contains(i) { continue }
-            let supported = XNNPACKStage.supports(node, in: graph) && !(ownKernels && NativeKernels.runsInsteadOfXNNPACK(node, in: graph))
+            // A quantized operation runs in XNNPACK when this XNNPACK defines it with its types, else
+            // natively on real numbers (its output rounded to its quantized type).
+            let quantized = (node.inputs + node.outputs).contains { $0 >= 0 && graph.tensors[$0].isQuantized }
+            if quantized, !XNNPACKStage.definable(node, in: graph, constants: constants), XNNPACKStage.supports(node, in: graph) {
+                plan.append((.xnnpackReal, [i]))  // XNNPACK's float32 kernel, its output rounded after
+                continue
+            }
+            let supported = quantized ? XNNPACKStage.definable(node, in: graph, constants: constants)
+                : XNNPACKStage.supports(node, in: graph) && !(ownKernels && NativeKernels.runsInsteadOfXNNPACK(node, in: graph))
             if supported, !stagePerOperation, let last = plan.last, case .xnnpack = last.kind {
                 plan[plan.count - 1].nodes.append(i)
             } else {
@@ -87,7 +108,7 @@ final class CompiledPlan {
         for step in plan {
             switch step.kind {
             case .xnnpack: break
-            case .native:
+            case .native, .xnnpackReal:
                 for n in step.nodes {
                     for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
                 }
@@ -127,14 +148,30 @@ final class CompiledPlan {
                 let local = Dictionary(uniqueKeysWithValues: used.enumerated().map { ($1, UInt32($0)) })
                 stages.append(.xnnpack(try XNNPACKStage(graph: graph, nodeIndices: step.nodes, externals: local, buffers: buffers,
                                                         constants: constants, threadpool: threadpool)))
+            case .xnnpackReal:
+                let used = step.nodes.flatMap { graph.nodes[$0].inputs + graph.nodes[$0].outputs }.filter { $0 >= 0 && externalIDs[$0] != nil }
+                let local = Dictionary(uniqueKeysWithValues: Array(Set(used)).sorted().enumerated().map { ($1, UInt32($0)) })
+                stages.append(.xnnpack(try XNNPACKStage(graph: graph, nodeIndices: step.nodes, externals: local, buffers: buffers,
+                                                        constants: realConstants, threadpool: threadpool, realNumbers: true)))
+                stages += roundings(of: step.nodes)
             case .native:
                 for n in step.nodes {
                     stages.append(.native(nodeIndex: n, run: try NativeKernels.make(graph.nodes[n], graph: graph, buffers: buffers,
-                                                                                     constants: constants)))
+                                                                                     constants: realConstants)))
+                    if case .quantize = graph.nodes[n].operation { continue }  // rounds already
+                    stages += roundings(of: [n])
                 }
             case .own(let g):
-                stages.append(.own(try g.kernel(graph: graph, buffers: buffers, constants: constants, threadpool: threadpool)))
+                stages.append(.own(try g.kernel(graph: graph, buffers: buffers, constants: realConstants, threadpool: threadpool)))
             }
+        }
+    }
+
+    /// The roundings after float32 operations whose outputs are quantized tensors.
+    private func roundings(of nodes: [Int]) -> [Stage] {
+        nodes.flatMap { graph.nodes[$0].outputs }.compactMap { t in
+            guard let q = graph.tensors[t].quantization, let b = buffers[t] else { return nil }
+            return .rounding(buffer: b.pointer, count: b.count, quantization: q, type: graph.tensors[t].elementType)
         }
     }
 
@@ -150,6 +187,7 @@ final class CompiledPlan {
             case .xnnpack(let s): try s.run()
             case .native(_, let run): run()
             case .own(let k): k.run()
+            case .rounding(let b, let n, let q, let type): for i in 0..<n { b[i] = q.fakeQuantize(b[i], type: type) }
             }
         }
     }
@@ -170,6 +208,9 @@ final class CompiledPlan {
             case .own(let k):
                 k.run()
                 nodes = k.nodeIndices
+            case .rounding(let b, let n, let q, let type):
+                for i in 0..<n { b[i] = q.fakeQuantize(b[i], type: type) }
+                nodes = []
             }
             result.append((nodes, Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9))
         }
@@ -184,6 +225,7 @@ final class CompiledPlan {
             case .xnnpack(let s): return "xnnpack(\(s.nodeIndices.count) ops)"
             case .native(let n, _): return "native(\(graph.nodes[n].operation.name))"
             case .own(let k): return "own(" + k.nodeIndices.map { graph.nodes[$0].operation.name }.joined(separator: "+") + ")"
+            case .rounding: return "round-to-quantized"
             }
         }.joined(separator: " → ")
     }

@@ -148,6 +148,16 @@ enum NativeKernels {
         case .power(let exponent):
             let src = try pointer(node.inputs[0])
             return { for i in 0..<count { out[i] = Foundation.pow(src[i], exponent) } }
+        case .quantize:
+            // Real numbers rounded to the output's quantized type (its buffer holds real numbers).
+            let src = try pointer(node.inputs[0])
+            let t = graph.tensors[node.outputs[0]]
+            guard let q = t.quantization else { return { out.update(from: src, count: count) } }
+            return { for i in 0..<count { out[i] = q.fakeQuantize(src[i], type: t.elementType) } }
+        case .dequantize:
+            // A quantized tensor's buffer already holds its real numbers.
+            let src = try pointer(node.inputs[0])
+            return { if src != out { out.update(from: src, count: count) } }
         case .roundToFloat16:
             let src = try pointer(node.inputs[0])
             return { for i in 0..<count { out[i] = Float(Float16(src[i])) } }

@@ -75,7 +75,12 @@ func ownKernelGroups(in graph: NeuralGraph, fuse: Bool, threads: Int = 1, bandin
     if fuse, banding { candidates += BandedBlockGroup.groups(from: convolutions, readers: readers, threads: threads) as [any OwnKernelGroup] }
     candidates += convolutions as [any OwnKernelGroup]
     if fuse { candidates += ElementwiseGroup.groups(in: graph, readers: readers) as [any OwnKernelGroup] }
-    var taken = Set<Int>(), groups: [any OwnKernelGroup] = []
+    // Own kernels compute in float32: a group that touches a quantized tensor stays XNNPACK's (its
+    // integer kernels are the arithmetic a quantized model was made for).
+    let quantized = Set(graph.nodes.indices.filter { n in
+        (graph.nodes[n].inputs + graph.nodes[n].outputs).contains { $0 >= 0 && graph.tensors[$0].isQuantized }
+    })
+    var taken = quantized, groups: [any OwnKernelGroup] = []
     for g in candidates where taken.isDisjoint(with: g.nodes) {
         taken.formUnion(g.nodes)
         groups.append(g)

@@ -42,13 +42,79 @@ final class XNNPACKStage {
             return beta == 1
         case .depthToSpace(let b):
             return b >= 1 && graph.tensors[node.inputs[0]].shape.count == 4
+        case .quantize, .dequantize:
+            return true
         case .tanh, .hardSigmoid, .concatenation, .resizeNearest, .power, .roundToFloat16:
             return false
         }
     }
 
+    /// Whether XNNPACK defines `node` with its tensors' types (quantized ones included): checked by
+    /// defining it in a scratch subgraph, so that what this XNNPACK build accepts decides, not a table.
+    static func definable(_ node: NeuralNode, in graph: NeuralGraph, constants: [Int: ConstantStorage]) -> Bool {
+        guard supports(node, in: graph) else { return false }
+        _ = XNNPACKLibrary.initialized
+        var subgraph: xnn_subgraph_t?
+        guard xnn_create_subgraph(0, 0, &subgraph) == xnn_status_success else { return false }
+        defer { xnn_delete_subgraph(subgraph) }
+        var ids: [Int: UInt32] = [:]
+        func value(_ tensor: Int, _ shape: [Int]?) throws -> UInt32 {
+            if shape == nil, let id = ids[tensor] { return id }
+            let id = try defineValue(graph.tensors[tensor], shape: shape, data: constants[tensor].map { UnsafeRawPointer($0.bytes) },
+                                     external: XNN_INVALID_VALUE_ID, flags: 0, subgraph: subgraph)
+            if shape == nil { ids[tensor] = id }
+            return id
+        }
+        do {
+            try define(node, index: 0, graph: graph, subgraph: subgraph, value: value)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Defines one value: float32, or for a quantized tensor its integer type with its scale(s)
+    /// and zero point (per-channel weights `qcint8`, biases `qint32`/`qcint32`).
+    static func defineValue(_ t: TensorValue, shape override: [Int]?, data: UnsafeRawPointer?, external: UInt32, flags: UInt32,
+                            subgraph: xnn_subgraph_t?) throws -> UInt32 {
+        let dims = (override ?? t.shape).map { Int($0) }
+        var id: UInt32 = XNN_INVALID_VALUE_ID
+        let label = "define tensor '\(t.name)' \(t.shape)"
+        guard let q = t.quantization, override == nil else {
+            try dims.withUnsafeBufferPointer { d in
+                try xnnCheck(xnn_define_tensor_value(subgraph, xnn_datatype_fp32, d.count, d.baseAddress, data, external, flags, &id), label)
+            }
+            return id
+        }
+        if q.scales.count > 1 || (q.axis != nil && data != nil && t.elementType != .uint8) {
+            let type = t.elementType == .int32 ? xnn_datatype_qcint32 : xnn_datatype_qcint8
+            let scales = q.scales.count > 1 ? q.scales : [Float](repeating: q.scale, count: dims[q.axis ?? 0])
+            try dims.withUnsafeBufferPointer { d in
+                try scales.withUnsafeBufferPointer { s in
+                    try xnnCheck(xnn_define_channelwise_quantized_tensor_value(subgraph, type, s.baseAddress, d.count, q.axis ?? 0, d.baseAddress,
+                                                                               data, external, flags, &id), label)
+                }
+            }
+            return id
+        }
+        let type: xnn_datatype
+        switch t.elementType {
+        case .int8: type = xnn_datatype_qint8
+        case .uint8: type = xnn_datatype_quint8
+        case .int32: type = xnn_datatype_qint32
+        default: throw ModelError.runtime(operation: label, reason: "a quantized \(t.elementType) tensor")
+        }
+        try dims.withUnsafeBufferPointer { d in
+            try xnnCheck(xnn_define_quantized_tensor_value(subgraph, type, q.zeroPoint, q.scale, d.count, d.baseAddress, data, external, flags, &id), label)
+        }
+        return id
+    }
+
+    /// `realNumbers`: quantized tensors are defined as float32 (real numbers; `constants` then holds
+    /// quantized weights dequantized): for a quantized operation this XNNPACK cannot run in integers,
+    /// whose outputs the plan rounds to their quantized types afterwards.
     init(graph: NeuralGraph, nodeIndices: [Int], externals: [Int: UInt32], buffers: [Int: TensorBuffer],
-         constants: [Int: ConstantStorage], threadpool: pthreadpool_t?) throws {
+         constants: [Int: ConstantStorage], threadpool: pthreadpool_t?, realNumbers: Bool = false) throws {
         self.nodeIndices = nodeIndices
         _ = XNNPACKLibrary.initialized
         var subgraph: xnn_subgraph_t?
@@ -60,11 +126,14 @@ final class XNNPACKStage {
         for i in nodeIndices { produced.formUnion(graph.nodes[i].outputs) }
         var ids: [Int: UInt32] = [:]
 
+        /// Quantized tensors that cross the stage's border: inside they are quantized, outside (the
+        /// predictor's buffers) real numbers; converts join the two. Those this stage writes are
+        /// converted out after its operations.
+        var convertsOut: [(inside: UInt32, outside: UInt32, name: String)] = []
         func value(_ tensor: Int, shape override: [Int]? = nil) throws -> UInt32 {
             if override == nil, let id = ids[tensor] { return id }
-            let t = graph.tensors[tensor]
-            let dims = (override ?? t.shape).map { Int($0) }
-            var id: UInt32 = XNN_INVALID_VALUE_ID
+            var t = graph.tensors[tensor]
+            if realNumbers { t.quantization = nil }
             var data: UnsafeRawPointer?
             var external: UInt32 = XNN_INVALID_VALUE_ID
             var flags: UInt32 = 0
@@ -74,10 +143,20 @@ final class XNNPACKStage {
                 external = e
                 flags = produced.contains(tensor) ? UInt32(XNN_VALUE_FLAG_EXTERNAL_OUTPUT) : UInt32(XNN_VALUE_FLAG_EXTERNAL_INPUT)
             }
-            try dims.withUnsafeBufferPointer { d in
-                try xnnCheck(xnn_define_tensor_value(subgraph, xnn_datatype_fp32, d.count, d.baseAddress, data, external, flags, &id),
-                             "define tensor '\(t.name)' \(t.shape)")
+            if t.isQuantized, external != XNN_INVALID_VALUE_ID, override == nil {
+                var real = t
+                real.quantization = nil
+                let outside = try Self.defineValue(real, shape: nil, data: nil, external: external, flags: flags, subgraph: subgraph)
+                let inside = try Self.defineValue(t, shape: nil, data: nil, external: XNN_INVALID_VALUE_ID, flags: 0, subgraph: subgraph)
+                if produced.contains(tensor) {
+                    convertsOut.append((inside, outside, t.name))
+                } else {
+                    try xnnCheck(xnn_define_convert(subgraph, outside, inside, 0), "quantize '\(t.name)' on entry")
+                }
+                ids[tensor] = inside
+                return inside
             }
+            let id = try Self.defineValue(t, shape: override, data: data, external: external, flags: flags, subgraph: subgraph)
             if override == nil { ids[tensor] = id }
             return id
         }
@@ -91,6 +170,7 @@ final class XNNPACKStage {
             }
             try Self.define(node, index: index, graph: graph, subgraph: subgraph, value: value)
         }
+        for c in convertsOut { try xnnCheck(xnn_define_convert(subgraph, c.inside, c.outside, 0), "dequantize '\(c.name)' on exit") }
         ownedConstants = owned
         var rt: xnn_runtime_t?
         try xnnCheck(xnn_create_runtime_v2(subgraph, threadpool, 0, &rt), "create runtime for operations \(nodeIndices.first ?? 0)…\(nodeIndices.last ?? 0)")
@@ -261,9 +341,10 @@ final class XNNPACKStage {
                 status = xnn_define_global_average_pooling_2d(subgraph, -.infinity, .infinity, try v(input), try v(output), 0)
             } else {
                 // Without kept dimensions: pool into a [N, 1, 1, C] intermediate, then reshape to [N, C].
-                var middle: UInt32 = 0
-                try xnnCheck(xnn_define_tensor_value(subgraph, xnn_datatype_fp32, 4, pooled, nil, XNN_INVALID_VALUE_ID, 0, &middle),
-                             "\(label): pooled intermediate")
+                var pooledTensor = graph.tensors[output]
+                pooledTensor.shape = pooled
+                pooledTensor.name += "/pooled"
+                let middle = try defineValue(pooledTensor, shape: nil, data: nil, external: XNN_INVALID_VALUE_ID, flags: 0, subgraph: subgraph)
                 try xnnCheck(xnn_define_global_average_pooling_2d(subgraph, -.infinity, .infinity, try v(input), middle, 0), label)
                 status = xnn_define_static_reshape(subgraph, outShape.count, outShape, middle, try v(output), 0)
             }
@@ -281,6 +362,8 @@ final class XNNPACKStage {
             status = xnn_define_softmax(subgraph, try v(input), try v(output), 0)
         case .depthToSpace(let b):
             status = xnn_define_depth_to_space(subgraph, try v(input), try v(output), try u32(b), 0)
+        case .quantize, .dequantize:
+            status = xnn_define_convert(subgraph, try v(input), try v(output), 0)
         case .tanh, .hardSigmoid, .concatenation, .resizeNearest, .power, .roundToFloat16:
             throw ModelError.runtime(operation: label, reason: "not an XNNPACK operation")
         }

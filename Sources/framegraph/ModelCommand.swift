@@ -40,6 +40,18 @@ struct ModelCommand {
                             + (m.encryption.map { ", encrypted (\($0.algorithm), team key \($0.keyID))" } ?? ", not encrypted")]
             archiveLines += m.inputs.map { "  input '\($0.name)': \($0.shape)" } + m.outputs.map { "  output '\($0.name)': \($0.shape)" }
         }
+        // A MediaPipe Tasks bundle named without a part: what it holds, each model's inputs and outputs.
+        if words[1] == "info", !words[2].contains("#"), let file = try? models.locate(words[2]), (try? models.format(of: file)) == .zip {
+            let bundle = try ModelBundle(path: file, limits: limits)
+            print("bundle \(file): \(bundle.files.count) files (\(bundle.files.joined(separator: ", ")))")
+            for part in bundle.parts {
+                let graph = try models.graph(at: try models.resolve("\(file)#\(part)").path)
+                let io = { (list: [Int]) in list.map { "'\(graph.tensors[$0].name)' \(graph.tensors[$0].shape)" }.joined(separator: ", ") }
+                print("  \(part): inputs \(io(graph.inputs)); outputs \(io(graph.outputs)); \(graph.nodes.count) operations"
+                      + " — framegraph model info \(words[2])#\(part.hasSuffix(".tflite") ? String(part.dropLast(7)) : part)")
+            }
+            return 0
+        }
         let resolved: ResolvedModel
         do {
             resolved = try models.resolve(words[2])
@@ -249,7 +261,7 @@ struct ModelCommand {
                 throw ModelError.inputMismatch(input: predictor.inputInfo(0).name, expected: "\(input.count) bytes (\(input.shape), uint8 HWC)",
                                                got: "\(data.count) bytes in \(file)")
             }
-            let known = ModelCommand.knownNormalization(graph) ?? .unit
+            let known = InputNormalization.forQuantizedInput(predictor.inputInfo(0)) ?? ModelCommand.knownNormalization(graph) ?? .unit
             let scale = Float(arguments.number("scale") ?? Double(known.scale))
             let offset = Float(arguments.number("offset") ?? Double(known.offset))
             for (i, b) in data.enumerated() { input.pointer[i] = Float(b) * scale + offset }
