@@ -236,7 +236,7 @@ struct ONNXGraphBuilder {
         "Conv", "ConvTranspose", "BatchNormalization", "Relu", "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "HardSigmoid",
         "HardSwish", "Clip", "Add", "Sub", "Mul", "Div", "Concat", "Resize", "Upsample", "MaxPool", "AveragePool",
         "GlobalAveragePool", "GlobalMaxPool", "Gemm", "MatMul", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Softmax",
-        "Pad", "Constant", "Identity", "Dropout", "Transpose", "ReduceMean",
+        "Pad", "Constant", "Identity", "Dropout", "Transpose", "ReduceMean", "QuantizeLinear", "DequantizeLinear", "Cast",
     ]
 
     // MARK: Metadata

@@ -38,6 +38,9 @@ extension ONNXGraphBuilder {
             values[c.node.outputs[0]] = v
             if naturalOrder.contains(name) { naturalOrder.insert(c.node.outputs[0]) }
         case "Transpose": try mapTranspose(c)
+        case "QuantizeLinear": try mapQuantizeLinear(c)
+        case "DequantizeLinear": try mapDequantizeLinear(c)
+        case "Cast": try mapCast(c)
         case "ReduceMean": try mapReduceMean(c)
         default:
             throw UnsupportedOperator("")

@@ -70,10 +70,16 @@ struct ONNXConstant {
 
     var shape: [Int]
     var values: Values
+    /// What the integers were stored as (int8/uint8 for quantized data; int32/int64; float32 for floats).
+    var elementType: ElementType
 
-    init(shape: [Int], values: Values) {
+    init(shape: [Int], values: Values, elementType: ElementType? = nil) {
         self.shape = shape
         self.values = values
+        switch values {
+        case .floats: self.elementType = elementType ?? .float32
+        case .integers: self.elementType = elementType ?? .int64
+        }
     }
 
     /// Number of elements.
@@ -179,13 +185,27 @@ struct ONNXConstant {
                 values = .integers(tensor.int64Data.map { Int($0) })
             }
         case ONNXDataType.int8, ONNXDataType.uint8:
-            throw ModelError.quantizedModel(file: fileName, tensor: tensor.name)
+            let signed = tensor.dataType == ONNXDataType.int8
+            if let raw = try rawElements(1) {
+                values = .integers(raw.map { signed ? Int(Int8(bitPattern: $0)) : Int($0) })
+            } else {
+                guard tensor.int32Data.count == count else { throw mismatch(tensor.int32Data.count, "int32_data values") }
+                values = .integers(tensor.int32Data.map { signed ? Int(Int8(truncatingIfNeeded: $0)) : Int(UInt8(truncatingIfNeeded: $0)) })
+            }
+            elementType = signed ? .int8 : .uint8
+            self.shape = shape
+            return
         default:
             throw ModelError.invalidOperation(
                 operation: label,
                 reason: "data type \(ONNXDataType.name(tensor.dataType)) is not supported for constants; use FLOAT, FLOAT16, INT32 or INT64")
         }
         self.shape = shape
+        switch tensor.dataType {
+        case ONNXDataType.int32: elementType = .int32
+        case ONNXDataType.int64: elementType = .int64
+        default: elementType = .float32
+        }
     }
 }
 

@@ -81,7 +81,12 @@ final class CompiledPlan {
             // A quantized operation runs in XNNPACK when this XNNPACK defines it with its types, else
             // natively on real numbers (its output rounded to its quantized type).
             let quantized = (node.inputs + node.outputs).contains { $0 >= 0 && graph.tensors[$0].isQuantized }
-            if quantized, !XNNPACKStage.definable(node, in: graph, constants: constants), XNNPACKStage.supports(node, in: graph) {
+            let conversion: Bool
+            switch node.operation {
+            case .quantize, .dequantize: conversion = true
+            default: conversion = false
+            }
+            if quantized, !conversion, !XNNPACKStage.definable(node, in: graph, constants: constants), XNNPACKStage.supports(node, in: graph) {
                 plan.append((.xnnpackReal, [i]))  // XNNPACK's float32 kernel, its output rounded after
                 continue
             }
