@@ -32,20 +32,21 @@ import TestSupport
         return (times.count, times)
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func transcodeOfflineKeepsEveryFrameAtTheRequestedSizeAndRate() throws {
+        let clip = try TestClips.person()
         let dir = TestEnvironment.scratch("cli-transcode")
         let output = dir.appendingPathComponent("o.mp4").path
         let statsURL = dir.appendingPathComponent("stats.json")
-        let r = try framegraph(["run", "pipelines/transcode.fg", "--input", TestEnvironment.againClip, "--output", output,
+        let r = try framegraph(["run", "pipelines/transcode.fg", "--input", clip, "--output", output,
                                 "--mode", "offline", "--stats", statsURL.path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("frames: in 77"))
         let (reader, frames) = try TestEnvironment.decodeAll(output)
         #expect(frames.count == 77)
         #expect(reader.width == 256 && reader.height == 256)
-        // Offline keeps the source's own timestamps (again.mkv's millisecond times, a shade under 30 fps).
-        let source = try TestEnvironment.decodeAll(TestEnvironment.againClip).frames
+        // Offline keeps the source's own timestamps (Matroska's millisecond times, a shade off 30 fps).
+        let source = try TestEnvironment.decodeAll(clip).frames
         #expect(abs(reader.frameRate - 30) < 0.05)
         for (f, s) in zip(frames, source) { #expect(abs(f.mediaTime - s.mediaTime) < 1e-3) }
         if let p = try probe(output) {
@@ -60,16 +61,17 @@ import TestSupport
         #expect(runCPU > 0 && runCPU < s.cpuSeconds, "run \(runCPU) s, process \(s.cpuSeconds) s")
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func swiftGraphAndPipelineFileGiveTheSameOutput() throws {
+        let clip = try TestClips.person()
         let dir = TestEnvironment.scratch("cli-same")
         let fromFile = dir.appendingPathComponent("file.mp4").path
         let fromCode = dir.appendingPathComponent("code.mp4").path
-        let r = try framegraph(["run", "pipelines/transcode.fg", "--input", TestEnvironment.againClip, "--output", fromFile,
+        let r = try framegraph(["run", "pipelines/transcode.fg", "--input", clip, "--output", fromFile,
                                 "--set", "output.threads=1", "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         // The same graph, written with addTarget / -->.
-        let source = FileSource(name: "source", path: TestEnvironment.againClip)
+        let source = FileSource(name: "source", path: clip)
         source --> Resize(name: "small", width: 256, height: 256, method: .area)
                --> FileSink(name: "output", path: fromCode, settings: .init(crf: 23, preset: "veryfast", threads: 1))
         let report = try GraphRunner(sources: [source], options: RunOptions(mode: .offline)).run()
@@ -79,7 +81,7 @@ import TestSupport
         #expect(a.count == 77 && a == b)
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func liveSlowRunInRealTimeMatchesTheScheduleWithinTolerance() throws {
         // 77 frames at 30 fps through a 50 ms node: the exact schedule (see SchedulerTests) admits
         // every other frame, 39 of 77, and writes one frame per tick. Real threads on a shared machine
@@ -88,7 +90,7 @@ import TestSupport
         let output = dir.appendingPathComponent("o.mp4").path
         let statsURL = dir.appendingPathComponent("stats.json")
         let trace = dir.appendingPathComponent("trace.json")
-        let r = try framegraph(["run", "pipelines/slow.fg", "--input", TestEnvironment.againClip, "--output", output,
+        let r = try framegraph(["run", "pipelines/slow.fg", "--input", try TestClips.person(), "--output", output,
                                 "--mode", "live", "--stats", statsURL.path, "--trace", trace.path])
         #expect(r.status == 0, "\(r.stderr)")
         let s = try stats(statsURL)
@@ -110,23 +112,23 @@ import TestSupport
         #expect(events.filter { ($0["name"] as? String) == "dropped-busy" }.count == s.droppedBusy)
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func offlineSlowRunDropsNothing() throws {
         let dir = TestEnvironment.scratch("cli-offline-slow")
         let statsURL = dir.appendingPathComponent("stats.json")
-        let r = try framegraph(["run", "pipelines/slow.fg", "--input", TestEnvironment.againClip, "--set", "net.ms=5",
+        let r = try framegraph(["run", "pipelines/slow.fg", "--input", try TestClips.person(), "--set", "net.ms=5",
                                 "--output", dir.appendingPathComponent("o.mp4").path, "--stats", statsURL.path, "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         let s = try stats(statsURL)
         #expect(s.framesIn == 77 && s.admitted == 77 && s.droppedBusy == 0 && s.framesOut == 77)
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func ctrlCFinalizesAPlayableFileAndWritesStats() throws {
         let dir = TestEnvironment.scratch("cli-interrupt")
         let output = dir.appendingPathComponent("o.mp4").path
         let statsURL = dir.appendingPathComponent("stats.json")
-        let r = try framegraph(["run", "pipelines/slow.fg", "--input", TestEnvironment.againClip, "--output", output,
+        let r = try framegraph(["run", "pipelines/slow.fg", "--input", try TestClips.person(), "--output", output,
                                 "--mode", "live", "--loop", "--stats", statsURL.path]) { process in
             usleep(1_500_000)
             kill(process.processIdentifier, SIGINT)
@@ -140,11 +142,11 @@ import TestSupport
         #expect(frames.count == s.framesOut)
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func cutMP4KeepsTheFramesBeforeTheDamage() throws {
         let dir = TestEnvironment.scratch("cli-cut")
         let whole = dir.appendingPathComponent("whole.mp4").path
-        _ = try framegraph(["run", "pipelines/transcode.fg", "--input", TestEnvironment.againClip, "--output", whole,
+        _ = try framegraph(["run", "pipelines/transcode.fg", "--input", try TestClips.person(), "--output", whole,
                             "--set", "small.width=640", "--set", "small.height=480", "--quiet"])
         let data = try Data(contentsOf: URL(fileURLWithPath: whole))
         let cut = dir.appendingPathComponent("cut.mp4").path
@@ -198,11 +200,13 @@ import TestSupport
 
 /// Node options seen through the CLI: start/duration windows, PNG every Nth frame, MKV output.
 @Suite(.serialized) struct NodeOptionTests {
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: TestClips.canMakeMoving, "needs ffmpeg, to make its clip"))
     func startAndDurationCutAWindowIntoMKV() throws {
+        // A clip whose every frame differs from its neighbours, so that the window's first frame is known.
+        let clip = try TestClips.moving()
         let dir = TestEnvironment.scratch("cli-window")
         let output = dir.appendingPathComponent("o.mkv").path
-        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/transcode.fg", "--input", TestEnvironment.againClip,
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/transcode.fg", "--input", clip,
                                                      "--output", output, "--set", "source.start=1", "--set", "source.duration=1", "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         let (reader, frames) = try TestEnvironment.decodeAll(output)
@@ -210,15 +214,26 @@ import TestSupport
         #expect(reader.width == 256)
         // The window starts at the clip's frame 30: compare with a direct decode of frame 30, in RGB
         // (the output keeps the source's full-range tag, so its Y'CbCr bytes differ from a limited-range scale).
-        let original = try TestEnvironment.decodeAll(TestEnvironment.againClip).frames[30]
-        let scaled = Frame.make(.rgb24, width: 256, height: 256), written = Frame.make(.rgb24, width: 256, height: 256)
-        try Scaler(method: .area).scale(original, into: scaled)
-        try Scaler().scale(frames[0], into: written)
-        let meanDifference = withExtendedLifetime((written, scaled)) {  // rows point into the frames
-            let a = written.row(128), b = scaled.row(128)
-            return zip(a, b).map { abs(Int($0) - Int($1)) }.reduce(0, +) / a.count
+        let originals = try TestEnvironment.decodeAll(clip).frames
+        func scaled(_ frame: Frame, method: Scaler.Method = .area) throws -> Frame {
+            let rgb = Frame.make(.rgb24, width: 256, height: 256)
+            try Scaler(method: method).scale(frame, into: rgb)
+            return rgb
         }
+        let written = try scaled(frames[0], method: .bilinear)
+        /// Mean absolute difference of the written first frame from the clip's frame `index`, over `rows`.
+        func difference(_ index: Int, rows: [Int]) throws -> Int {
+            let original = try scaled(originals[index])
+            return withExtendedLifetime((written, original)) {  // rows point into the frames
+                let total = rows.map { y in zip(written.row(y), original.row(y)).map { abs(Int($0) - Int($1)) }.reduce(0, +) }.reduce(0, +)
+                return total / (rows.count * written.row(0).count)
+            }
+        }
+        let meanDifference = try difference(30, rows: [128])
         #expect(meanDifference < 6, "first frame of the window should be the clip's frame 30")
+        // And not one of its neighbours: over the whole picture, frame 30 is the closest of 28 … 32.
+        let around = try [28, 29, 30, 31, 32].map { try difference($0, rows: Array(0..<256)) }
+        #expect(around.indices.allSatisfy { $0 == 2 || around[$0] > around[2] }, "differences from frames 28 … 32: \(around)")
     }
 
     @Test func pngSinkWritesEveryNthFrameOfAPattern() throws {
@@ -242,12 +257,13 @@ import TestSupport
 @Suite(.serialized) struct PortraitPipelineTests {
     static let cached = FileManager.default.fileExists(atPath: TestEnvironment.root.appendingPathComponent("models/cache/selfie_segmentation.tflite").path)
 
-    @Test(.enabled(if: cached && TestEnvironment.hasSharedMedia, "needs models/cache (tools/models/fetch_mediapipe_models.sh) and ../shared media"))
+    @Test(.enabled(if: cached, "needs models/cache (tools/models/fetch_mediapipe_models.sh)"),
+          .enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func portraitSegmentKeepsEveryFrameAndWritesAPlayableFile() throws {
         let dir = TestEnvironment.scratch("cli-portrait")
         let output = dir.appendingPathComponent("o.mp4").path
         let statsURL = dir.appendingPathComponent("stats.json")
-        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/portrait-segment.fg", "--input", TestEnvironment.againClip,
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/portrait-segment.fg", "--input", try TestClips.person(),
                                                      "--output", output, "--stats", statsURL.path, "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         let s = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: statsURL))
@@ -294,17 +310,16 @@ import TestSupport
 
 /// The colorize pipelines as a user runs them.
 @Suite(.serialized) struct ColorizePipelineTests {
-    static let photo = TestEnvironment.sharedFile("data/bsds500/val/101085.jpg")
-
-    @Test(.enabled(if: photo != nil, "needs ../shared/data/bsds500/val"))
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func colorizeImageWritesAColourPNGOfThePhotosSize() throws {
+        let photo = try TestClips.photo(at: 5)
         let dir = TestEnvironment.scratch("cli-colorize-image")
         let output = dir.appendingPathComponent("c.png").path
-        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/colorize-image.fg", "--input", Self.photo ?? "", "--output", output, "--quiet"])
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/colorize-image.fg", "--input", photo, "--output", output, "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         let (_, frames) = try TestEnvironment.decodeAll(output)
         let png = try #require(frames.first)
-        let (_, original) = try TestEnvironment.decodeAll(Self.photo ?? "")
+        let (_, original) = try TestEnvironment.decodeAll(photo)
         #expect(png.width == original[0].width && png.height == original[0].height)
         // Colour, not grey: a good share of pixels have channels that differ.
         var coloured = 0, total = 0
@@ -321,12 +336,12 @@ import TestSupport
         #expect(Double(coloured) / Double(total) > 0.2, "\(coloured) of \(total) sampled pixels are coloured")
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"),
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"),
           .enabled(if: TestEnvironment.isOptimisedBuild, "live colorization needs an optimised build: swift test -c release -Xswiftc -enable-testing (as scripts/test.sh runs it)"))
     func colorizeFileLiveKeepsTheFrameRate() throws {
         let dir = TestEnvironment.scratch("cli-colorize-live")
         let statsURL = dir.appendingPathComponent("stats.json")
-        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/colorize-file.fg", "--mode", "live", "--input", TestEnvironment.againClip,
+        let r = try runCommand(TestEnvironment.cli, ["run", "pipelines/colorize-file.fg", "--mode", "live", "--input", try TestClips.person(),
                                                      "--output", dir.appendingPathComponent("o.mp4").path, "--stats", statsURL.path, "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         let s = try JSONDecoder().decode(RunReport.self, from: Data(contentsOf: statsURL))

@@ -16,9 +16,11 @@ import TestSupport
         return frames
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"))
-    func decodesEveryFrameOfTheWebcamClip() throws {
-        let (reader, frames) = try TestEnvironment.decodeAll(TestEnvironment.againClip)
+    /// A clip stored as the webcam's are (H.264, full range, Matroska's millisecond times): the
+    /// sample's first 77 frames (TestClips.person).
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
+    func decodesEveryFrameOfARealClip() throws {
+        let (reader, frames) = try TestEnvironment.decodeAll(try TestClips.person())
         #expect(frames.count == 77)
         #expect(reader.width == 640 && reader.height == 480)
         #expect(abs(reader.frameRate - 30) < 0.01)
