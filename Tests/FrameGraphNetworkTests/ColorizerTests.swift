@@ -100,10 +100,10 @@ import XNNPACKRuntime
         print("colorizer grid (grey | ours | original): \(path)")
     }
 
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam/again.mkv"),
+    @Test(.enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"),
           .enabled(if: TestEnvironment.isOptimisedBuild, "live colorization needs an optimised build: swift test -c release -Xswiftc -enable-testing (as scripts/test.sh runs it)"))
     func liveColorizeKeepsOneOutputPerTick() throws {
-        let source = FileSource(name: "source", path: TestEnvironment.againClip)
+        let source = FileSource(name: "source", path: try TestClips.person())
         let net = NetworkNode(name: "colorizer", model: Self.model, decoder: ColorizerDecoder(),
                               options: .init(normalization: .lightness, input: .lightness))
         let recombine = LabRecombine(name: "recombine")

@@ -7,10 +7,12 @@ import FrameGraphMedia
 import Testing
 import TestSupport
 
-/// Portrait segmentation through the frame graph, on a real webcam clip and MediaPipe's model.
+/// Portrait segmentation through the frame graph, on a real clip of a person (the sample's first 77
+/// frames, TestClips.person) and MediaPipe's model.
 @Suite(.serialized) struct PortraitSegmentationTests {
     static let model = TestEnvironment.mediaPipeModel("selfie_segmentation.tflite")
-    static let ready = model != nil && TestEnvironment.hasSharedMedia
+    static let ready = model != nil && TestClips.canMake
+    static let needs: Comment = "needs models/cache/selfie_segmentation.tflite (tools/models/fetch_mediapipe_models.sh), samples/media/portrait.mp4 and ffmpeg"
 
     /// Mean distance of an RGB pixel block from a colour.
     func distance(_ frame: Frame, x: Int, y: Int, to colour: (Int, Int, Int)) -> Double {
@@ -24,10 +26,10 @@ import TestSupport
         return total / 64 / 3
     }
 
-    @Test(.enabled(if: ready, "needs models/cache/selfie_segmentation.tflite and ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: ready, needs))
     func backgroundIsReplacedAndThePersonKept() throws {
         let dir = TestEnvironment.scratch("segment")
-        let source = FileSource(name: "source", path: TestEnvironment.againClip)
+        let source = FileSource(name: "source", path: try TestClips.person())
         let rgb = ConvertFormat(name: "rgb", to: .rgb24)
         let net = NetworkNode(name: "net", model: Self.model ?? "", decoder: SegmentationDecoder())
         let matte = BackgroundComposite(name: "matte", mode: .colour(0, 177, 64))
@@ -43,7 +45,7 @@ import TestSupport
         #expect(report.admitted == 77)
         let frames = collector.frames
         #expect(frames.count == 8)
-        // The webcam clips show a person in the middle; the top corners are background.
+        // The clip shows a person in the middle; the top corners are background.
         for f in frames {
             #expect(distance(f, x: 8, y: 8, to: (0, 177, 64)) < 20, "top-left corner should be the new green background")
             #expect(distance(f, x: f.width - 16, y: 8, to: (0, 177, 64)) < 20, "top-right corner should be green")
@@ -52,9 +54,9 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("frame-075.png").path))
     }
 
-    @Test(.enabled(if: ready, "needs models/cache/selfie_segmentation.tflite and ../shared/media/webcam/again.mkv"))
+    @Test(.enabled(if: ready, needs))
     func liveModeAt30fpsKeepsEveryFrame() throws {
-        let source = FileSource(name: "source", path: TestEnvironment.againClip)
+        let source = FileSource(name: "source", path: try TestClips.person())
         let net = NetworkNode(name: "net", model: Self.model ?? "", decoder: SegmentationDecoder(smoothing: 0.2))
         let matte = BackgroundComposite(name: "matte", mode: .blur(radius: 16))
         source --> matte.port(0)
