@@ -79,19 +79,21 @@ import TestSupport
         #expect(r.stdout.contains("77 frames through PortraitSegmentNet.plist (input [128, 128, 3]); completed"))
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: TestEnvironment.root.appendingPathComponent("models/cache/efficientnet_lite0.onnx").path)
-                   && TestEnvironment.hasSharedMedia, "needs models/cache/efficientnet_lite0.onnx (scripts/test.sh) and ../shared/media"))
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: TestEnvironment.root.appendingPathComponent("models/cache/efficientnet_lite0.onnx").path),
+                   "needs models/cache/efficientnet_lite0.onnx (scripts/test.sh)"),
+          .enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func theLabelingSampleLabelsPhotosAndVideos() throws {
         // A photo: one picture of the video, written as PNG first.
+        let video = try TestClips.person()
         let dir = TestEnvironment.scratch("sample-label-images")
         let photo = dir.appendingPathComponent("frame.png").path
-        let f = try runCommand("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", TestEnvironment.againClip, "-frames:v", "1", photo])
+        let f = try runCommand("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", video, "-frames:v", "1", photo])
         try #require(f.status == 0, "\(f.stderr)")
-        let r = try sample("sample-label-images", [photo, TestEnvironment.againClip])
+        let r = try sample("sample-label-images", [photo, video])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.first == "model labels: 1000, threshold in force: 0.0")
         #expect(lines.contains { $0.hasPrefix("\(photo): ") && $0.split(separator: ",").count >= 3 }, "\(r.stdout)")
-        #expect(lines.filter { $0.contains(" t=") }.count == 3 && r.stdout.contains("again.mkv: 77 frames"), "\(r.stdout)")
+        #expect(lines.filter { $0.contains(" t=") }.count == 3 && r.stdout.contains("\(video): 77 frames"), "\(r.stdout)")
     }
 }

@@ -115,9 +115,10 @@ import XNNPACKRuntime
         #expect(plain.info.normalization == InputNormalization(scale: 1 / 128, offset: -127 / 128))
     }
 
-    @Test(.enabled(if: tflite != nil, "needs ../shared/models/labeling"))
+    /// On the classifier the setup builds (how the labels are got does not depend on the model's format).
+    @Test(.enabled(if: onnx != nil, "needs models/cache/efficientnet_lite0.onnx (scripts/test.sh builds it)"))
     func synchronousAndAsynchronousGiveTheSameLabels() async throws {
-        let labeler = try Self.labeler(Self.tflite)
+        let labeler = try Self.labeler(Self.onnx)
         let frame = try Self.goldenFrame(1)
         let sync = try { try labeler.results(in: frame) }()
         let awaited = try await labeler.process(frame)
@@ -170,10 +171,12 @@ import XNNPACKRuntime
         #expect(warnings.withLock { $0.first?.contains("has no labels") == true })
     }
 
-    @Test(.enabled(if: onnx != nil && TestEnvironment.hasSharedMedia && TestEnvironment.sharedFile("data/bsds500/val/101085.jpg") != nil,
-                   "needs models/cache/efficientnet_lite0.onnx and ../shared (media, data/bsds500)"))
+    @Test(.enabled(if: onnx != nil, "needs models/cache/efficientnet_lite0.onnx (scripts/test.sh builds it)"),
+          .enabled(if: TestClips.canMake, "needs samples/media/portrait.mp4 (tools/make-samples.sh) and ffmpeg, to make its clip"))
     func theLabelCommandAndPipeline() throws {
-        let photos = try ["101085.jpg", "102061.jpg"].map { try #require(TestEnvironment.sharedFile("data/bsds500/val/\($0)")) }
+        // Two photos (the sample's pictures at 1 s and 6 s) and a 77-frame clip (TestClips).
+        let photos = try [1.0, 6.0].map { try TestClips.photo(at: $0) }
+        let clip = try TestClips.person()
         let r = try runCommand(TestEnvironment.cli, ["label", "--json", "--max-results", "4"] + photos)
         try #require(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n")
@@ -187,13 +190,13 @@ import XNNPACKRuntime
             let expected = try labeler.results(inImageAt: photo)
             #expect(labels.compactMap { $0["index"] as? Int } == expected.map(\.index))
         }
-        let video = try runCommand(TestEnvironment.cli, ["label", "--json", "--threshold", "0.2", TestEnvironment.againClip])
+        let video = try runCommand(TestEnvironment.cli, ["label", "--json", "--threshold", "0.2", clip])
         #expect(video.status == 0 && video.stdout.split(separator: "\n").count == 77)
         let bad = try runCommand(TestEnvironment.cli, ["label", "--threshold", "2", photos[0]])
         #expect(bad.status != 0 && bad.stderr.contains("--threshold"))
         // label-video.fg: labels on every frame offline, drawn and written.
         let dir = TestEnvironment.scratch("label-video")
-        let run = try runCommand(TestEnvironment.cli, ["run", "pipelines/label-video.fg", "--input", TestEnvironment.againClip,
+        let run = try runCommand(TestEnvironment.cli, ["run", "pipelines/label-video.fg", "--input", clip,
                                                        "--output", dir.appendingPathComponent("out.mp4").path,
                                                        "--results", dir.appendingPathComponent("labels.jsonl").path], timeout: 300)
         try #require(run.status == 0, "\(run.stderr)")
