@@ -8,7 +8,8 @@ import TestSupport
 /// second invocation doing nothing, the cluster stopped whatever happens. Ray is not part of the
 /// two-command set-up: the test installs it into its own venv (.venv-ray, tools/cluster/setup.sh).
 @Suite(.serialized) struct ClusterTests {
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam (the clips it cuts)"))
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia || TestEnvironment.portraitSample != nil,
+                   "needs samples/media/portrait.mp4 (tools/make-samples.sh) or ../shared/media/webcam: the clips it cuts"))
     func anArchiveOnATwoNodeRayClusterSurvivesAKilledWorker() throws {
         let setup = try runCommand("/bin/bash", [TestEnvironment.root.appendingPathComponent("tools/cluster/setup.sh").path], timeout: 600)
         try #require(setup.status == 0, "tools/cluster/setup.sh: \(setup.stderr.suffix(600))")
@@ -24,7 +25,8 @@ import TestSupport
     /// Live streams supervised by Ray actors (tools/cluster/framegraph_streams.py): one stream's
     /// framegraph killed is restarted; the other stream's actor killed is restarted by Ray and carries
     /// on; frames counted equal the stats files.
-    @Test(.enabled(if: TestEnvironment.hasSharedMedia, "needs ../shared/media/webcam"))
+    @Test(.enabled(if: TestEnvironment.hasSharedMedia || TestEnvironment.portraitSample != nil,
+                   "needs samples/media/portrait.mp4 (tools/make-samples.sh) or ../shared/media/webcam"))
     func streamActorsRestartWhatDies() throws {
         let setup = try runCommand("/bin/bash", [TestEnvironment.root.appendingPathComponent("tools/cluster/setup.sh").path], timeout: 600)
         try #require(setup.status == 0, "tools/cluster/setup.sh: \(setup.stderr.suffix(600))")
