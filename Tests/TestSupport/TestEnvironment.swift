@@ -29,7 +29,9 @@ public enum TestEnvironment {
     /// Whether ../shared's webcam clips are there (tests that need them are skipped otherwise).
     public static let hasSharedMedia = sharedFile("media/webcam/again.mkv") != nil
 
-    /// The webcam clip most tests use (77 frames, 640×480, 30 fps).
+    /// ../shared's webcam clip (77 frames, 640×480, 30 fps), for the tests about its content (the
+    /// MetalTensor models' checks against hand-checked regions); other tests read `TestClips`, made
+    /// from the set-up's sample.
     public static var againClip: String { sharedFile("media/webcam/again.mkv") ?? "" }
 
     /// The default input made by tools/make-samples.sh.
