@@ -117,6 +117,9 @@ struct TFLiteGraphBuilder {
             if t.type == TFLiteTensorType.int16 || t.type == TFLiteTensorType.int4 {
                 throw ModelError.quantizedModel(file: fileName, tensor: t.name)
             }
+            if let z = t.zeroPoints.first(where: { Int32(exactly: $0) == nil }) {
+                throw malformed("tensor '\(t.name)': quantization: zero point \(z) is outside 32 bits", at: t.position)
+            }
             if let problem = quantization(index).flatMap({ q in q.problem(type: TFLiteTensorType.elementType(t.type), shape: t.shape) }) {
                 throw malformed("tensor '\(t.name)': quantization: \(problem)", at: t.position)
             }

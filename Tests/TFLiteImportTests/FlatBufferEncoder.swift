@@ -4,7 +4,7 @@ indirect enum FBValue {
     case table([(Int, FBValue)])
     case int8(Int8), uint8(UInt8), int32(Int32), uint32(UInt32), uint64(UInt64), float(Float), bool(Bool)
     case string(String)
-    case int32s([Int32]), bytes([UInt8])
+    case int32s([Int32]), int64s([Int64]), bytes([UInt8])
     /// A vector of tables.
     case tables([FBValue])
 
@@ -93,6 +93,13 @@ struct FBEncoder {
             return p
         case .int32s(let values):
             align(4)
+            let p = out.count
+            put(UInt32(values.count))
+            for v in values { put(v) }
+            return p
+        case .int64s(let values):
+            // The length word sits 4 bytes before 8-byte-aligned elements.
+            while (out.count + 4) % 8 != 0 { out.append(0) }
             let p = out.count
             put(UInt32(values.count))
             for v in values { put(v) }

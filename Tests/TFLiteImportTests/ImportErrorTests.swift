@@ -160,39 +160,86 @@ import Testing
         }
     }
 
-    @Test func quantizedModelsAreRefused() throws {
-        // int8 activations.
+    /// The message a model's import fails with (nil when it imports).
+    private func importFailure(_ m: TestModel, _ file: String = "q.tflite") -> String? {
+        do {
+            _ = try TFLiteImporter.load(bytes: m.bytes(), fileName: file)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// A quantized int8 model x → RELU → y whose tensor `y` carries `scale`, `zeroPoints` and `axis`.
+    private func quantizedRelu(scale: [Float], zeroPoints: [Int64]? = nil, axis: Int32 = 0, type: Int8 = 9) -> TestModel {
+        var m = TestModel()
+        let x = m.tensor("x", [1, 4], type: type)
+        let y = m.tensor("y", [1, 4], type: type)
+        m.tensors[Int(x)].quantizationScale = [0.5]
+        m.tensors[Int(y)].quantizationScale = scale
+        m.tensors[Int(y)].quantizationZeroPoints = zeroPoints
+        m.tensors[Int(y)].quantizedDimension = axis
+        m.op(19, [x], [y])
+        m.inputs = [x]
+        m.outputs = [y]
+        return m
+    }
+
+    @Test func quantizedInt8ModelsImportWithTheirParameters() throws {
+        let m = quantizedRelu(scale: [0.25], zeroPoints: [-3])
+        let graph = try TFLiteImporter.load(bytes: m.bytes(), fileName: "q.tflite")
+        let y = try #require(graph.tensors.first { $0.name == "y" })
+        #expect(y.elementType == .int8)
+        #expect(y.quantization == Quantization(scale: 0.25, zeroPoint: -3))
+    }
+
+    @Test(arguments: [
+        ([Float(0)], [Int64(0)], Int32(0), "scale 0.0 is not a positive finite number"),
+        ([Float.nan], [0], 0, "scale nan is not a positive finite number"),
+        ([-1], [0], 0, "scale -1.0 is not a positive finite number"),
+        ([0.5], [200], 0, "zero point 200 is outside int8's -128…127"),
+        ([0.5, 0.5, 0.5], [0, 0, 0], 1, "3 scales for 4 channels along axis 1"),
+        ([0.5, 0.5], [0], 7, "channel axis 7 is not a dimension of [1, 4]"),
+        ([0.5, 0.5, 0.5, 0.5], [0, 0], 1, "4 scales but 2 zero points"),
+    ])
+    func hostileQuantizationIsOneClearError(scale: [Float], zeroPoints: [Int64], axis: Int32, problem: String) throws {
+        let message = try #require(importFailure(quantizedRelu(scale: scale, zeroPoints: zeroPoints, axis: axis)))
+        #expect(message.contains("q.tflite"))
+        #expect(message.contains("tensor 'y': quantization: \(problem)"), "\(message)")
+    }
+
+    @Test func uint8ZeroPointsOutsideTheTypeAreRefused() throws {
+        let message = try #require(importFailure(quantizedRelu(scale: [0.5], zeroPoints: [-1], type: 3)))
+        #expect(message.contains("zero point -1 is outside uint8's 0…255"), "\(message)")
+        let huge = try #require(importFailure(quantizedRelu(scale: [0.5], zeroPoints: [Int64(1) << 40], type: 3)))
+        #expect(huge.contains("tensor 'y': quantization: zero point"), "\(huge)")
+    }
+
+    @Test func int16AndInt4ModelsAreRefusedByName() throws {
+        for type: Int8 in [7, 17] {  // INT16, INT4
+            var m = TestModel()
+            let x = m.tensor("x", [1, 4], type: type)
+            let y = m.tensor("y", [1, 4], type: type)
+            m.tensors[Int(x)].quantizationScale = [0.5]
+            m.tensors[Int(y)].quantizationScale = [0.5]
+            m.op(19, [x], [y])
+            m.inputs = [x]
+            m.outputs = [y]
+            #expect(throws: ModelError.quantizedModel(file: "q.tflite", tensor: "x")) {
+                try TFLiteImporter.load(bytes: m.bytes(), fileName: "q.tflite")
+            }
+        }
+    }
+
+    @Test func integerActivationsWithoutQuantizationAreRefused() throws {
         var m = TestModel()
         let x = m.tensor("x", [1, 4], type: 9)
         let y = m.tensor("y", [1, 4], type: 9)
         m.op(19, [x], [y])
         m.inputs = [x]
         m.outputs = [y]
-        #expect(throws: ModelError.quantizedModel(file: "q.tflite", tensor: "x")) {
-            try TFLiteImporter.load(bytes: m.bytes(), fileName: "q.tflite")
-        }
-        // A QUANTIZE operator on a float input (listed before anything unsupported).
-        var q = TestModel()
-        let f = q.tensor("f", [1, 4])
-        let g = q.tensor("g", [1, 4])
-        q.op(114, [f], [g])
-        q.op(36, [g], [g])
-        q.inputs = [f]
-        q.outputs = [g]
-        #expect(throws: ModelError.quantizedModel(file: "q.tflite", tensor: "g")) {
-            try TFLiteImporter.load(bytes: q.bytes(), fileName: "q.tflite")
-        }
-        // A float activation carrying a quantization scale.
-        var s = TestModel()
-        let a = s.tensor("a", [1, 4])
-        let b = s.tensor("b", [1, 4])
-        s.tensors[1].quantizationScale = [0.5]
-        s.op(19, [a], [b])
-        s.inputs = [a]
-        s.outputs = [b]
-        #expect(throws: ModelError.quantizedModel(file: "q.tflite", tensor: "b")) {
-            try TFLiteImporter.load(bytes: s.bytes(), fileName: "q.tflite")
-        }
+        let message = try #require(importFailure(m))
+        #expect(message.contains("without quantization"), "\(message)")
     }
 
     @Test func declaredShapeMismatchNamesOperationAndTensor() throws {
@@ -205,16 +252,15 @@ import Testing
         }
     }
 
-    @Test func dequantizeOfActivationIsUnsupported() throws {
+    @Test func dequantizeOfAFloat16ActivationIsRefused() throws {
         var m = TestModel()
         let x = m.tensor("x", [1, 4], type: 1)
         let y = m.tensor("y", [1, 4])
         m.op(6, [x], [y])
         m.inputs = [x]
         m.outputs = [y]
-        #expect(throws: ModelError.unsupportedOperations(file: "d.tflite", operations: ["DEQUANTIZE (non-constant input)"])) {
-            try TFLiteImporter.load(bytes: m.bytes(), fileName: "d.tflite")
-        }
+        let message = try #require(importFailure(m, "d.tflite"))
+        #expect(message.contains("float16"), "\(message)")
     }
 
     @Test func metadataSaysWhenOnlyTheFirstSubgraphIsImported() throws {

@@ -11,6 +11,9 @@ struct TestModel {
         var type: Int8 = 0
         var data: [UInt8]? = nil
         var quantizationScale: [Float]? = nil
+        /// Zero points (int64 in the file); zeros when nil.
+        var quantizationZeroPoints: [Int64]? = nil
+        var quantizedDimension: Int32 = 0
     }
 
     struct Operator {
@@ -80,7 +83,9 @@ struct TestModel {
                 fields.append((2, .uint32(UInt32(buffers.count - 1))))
             }
             if let scale = t.quantizationScale {
-                fields.append((4, .table([(2, .int32s(scale.map { Int32(bitPattern: $0.bitPattern) })), (3, .int32s([0, 0]))])))
+                let zeroPoints = t.quantizationZeroPoints ?? [Int64](repeating: 0, count: scale.count)
+                fields.append((4, .table([(2, .int32s(scale.map { Int32(bitPattern: $0.bitPattern) })), (3, .int64s(zeroPoints)),
+                                          (6, .int32(t.quantizedDimension))])))
             }
             tensorTables.append(.table(fields))
         }
