@@ -105,6 +105,9 @@ public enum NeuralOperation: Sendable, Equatable {
     case quantize
     /// A quantized tensor to real values (TFLite's DEQUANTIZE, ONNX's DequantizeLinear).
     case dequantize
+    /// SSD post-processing (TFLite's `TFLite_Detection_PostProcess`): inputs [box encodings, class
+    /// scores, anchors], four outputs (boxes, classes, scores, count); see ``DetectionPostProcessParameters``.
+    case detectionPostProcess(DetectionPostProcessParameters)
 
     /// The name reports and errors use.
     public var name: String {
@@ -143,6 +146,7 @@ public enum NeuralOperation: Sendable, Equatable {
         case .roundToFloat16: return "ROUND_TO_FLOAT16"
         case .quantize: return "QUANTIZE"
         case .dequantize: return "DEQUANTIZE"
+        case .detectionPostProcess: return "TFLite_Detection_PostProcess"
         }
     }
 

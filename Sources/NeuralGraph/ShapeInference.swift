@@ -196,6 +196,8 @@ struct ShapeChecker {
              .quantize, .dequantize:
             try requireInputs(1...1)
             return .shape(try input(0).shape)
+        case .detectionPostProcess(let p):
+            return .shape(try detectionPostProcess(p))
         case .averagePool2d(let p), .maxPool2d(let p):
             try requireInputs(1...1)
             let x = try input(0)
@@ -343,6 +345,30 @@ struct ShapeChecker {
             throw mismatch(x, expected: "an input that fits the \(k[1])×\(k[2]) kernel with padding \(p.padding)")
         }
         return [s[0], h, w, channels]
+    }
+
+    /// SSD post-processing: box encodings [1, N, ≥ 4], scores [1, N, classes (+ 1)], anchors [N, 4];
+    /// four outputs [1, K, 4], [1, K], [1, K], [1]. Returns the first; checks the other three.
+    func detectionPostProcess(_ p: DetectionPostProcessParameters) throws(ModelError) -> [Int] {
+        try requireInputs(3...3)
+        if let problem = p.problem { throw invalid(problem) }
+        let boxes = try input(0), scores = try input(1), anchors = try input(2)
+        guard boxes.shape.count == 3, boxes.shape[0] == 1, boxes.shape[2] >= 4 else {
+            throw mismatch(boxes, expected: "[1, anchors, 4 or more] box encodings")
+        }
+        let n = boxes.shape[1]
+        guard scores.shape.count == 3, scores.shape[0] == 1, scores.shape[1] == n,
+              scores.shape[2] == p.classes || scores.shape[2] == p.classes + 1 else {
+            throw mismatch(scores, expected: "[1, \(n), \(p.classes) or \(p.classes + 1)] class scores (num_classes \(p.classes), with or without background)")
+        }
+        guard anchors.shape == [n, 4] else { throw mismatch(anchors, expected: "[\(n), 4] anchors (y, x, h, w)") }
+        let k = p.outputRows
+        let expected = [[1, k, 4], [1, k], [1, k], [1]]
+        guard node.outputs.count == 4 else { throw invalid("has \(node.outputs.count) outputs; boxes, classes, scores and count are 4") }
+        for (t, shape) in zip(node.outputs.dropFirst(), expected.dropFirst()) where graph.tensors[t].shape != shape {
+            throw mismatch(graph.tensors[t], expected: describe(shape))
+        }
+        return expected[0]
     }
 
     /// NumPy broadcasting of two shapes.

@@ -96,6 +96,23 @@ extension TFLiteGraphBuilder {
                                          strideH: strideH, strideW: strideW, padding: padding, activation: .none)
             return try node(.transposeConv2d(p), [x, f] + [optionalInput(2)].compactMap { $0 })
 
+        case TFLiteBuiltin.custom where opcode.custom == "TFLite_Detection_PostProcess":
+            guard op.outputs.count == 4 else {
+                throw malformed("operator #\(index) (\(opName)) has \(op.outputs.count) outputs; boxes, classes, scores and count are 4", at: op.position)
+            }
+            let p = try detectionPostProcessParameters(op, index: index, name: opName)
+            let mapped = try node(.detectionPostProcess(p), [try input(0), try input(1), try input(2)])
+            // As LiteRT's Prepare: the outputs' shapes follow from the settings, whatever the file declares.
+            if case .node(let n) = mapped {
+                let k = p.outputRows
+                for (t, shape) in zip(n.outputs, [[1, k, 4], [1, k], [1, k], [1]]) {
+                    graph.tensors[t].shape = shape
+                    graph.tensors[t].elementType = .float32
+                    graph.tensors[t].quantization = nil
+                }
+            }
+            return mapped
+
         case TFLiteBuiltin.fullyConnected:
             let o = try TFLiteOptions.FullyConnected(options(TFLiteOptions.fullyConnectedType))
             guard o.weightsFormat == 0 else { return .unsupported("\(opName) (shuffled weights)") }
@@ -221,6 +238,44 @@ extension TFLiteGraphBuilder {
                                                          padding: padding, adjust: 0, vertical: false),
            output[2] > w, output[2] - w < strideW {
             p.adjustW = output[2] - w
+        }
+        return p
+    }
+}
+
+extension TFLiteGraphBuilder {
+    /// `TFLite_Detection_PostProcess`'s settings from its FlexBuffer options, with LiteRT's defaults
+    /// (detections_per_class 100, use_regular_nms false); a missing or impossible required setting is
+    /// an error naming it.
+    func detectionPostProcessParameters(_ op: TFLiteOperator, index: Int, name: String) throws -> DetectionPostProcessParameters {
+        guard let range = op.customOptions else {
+            throw malformed("operator #\(index) (\(name)) has no options (max_detections, num_classes, scales …)", at: op.position)
+        }
+        let map: FlexBufferMap
+        do { map = try FlexBufferMap(bytes: model.reader.bytes[range]) } catch {
+            throw malformed("operator #\(index) (\(name)) options: \(error.reason)", at: range.lowerBound + error.offset)
+        }
+        func number(_ key: String, default fallback: Double? = nil) throws -> Double {
+            guard let value = map[key]?.number ?? fallback else {
+                throw malformed("operator #\(index) (\(name)) options lack '\(key)'", at: range.lowerBound)
+            }
+            return value
+        }
+        func integer(_ key: String, default fallback: Double? = nil) throws -> Int {
+            let v = try number(key, default: fallback)
+            guard let i = Int(exactly: v.rounded(.towardZero)), abs(i) <= 1 << 31 else {
+                throw malformed("operator #\(index) (\(name)) option '\(key)' \(v) is not a 32-bit integer", at: range.lowerBound)
+            }
+            return i
+        }
+        let p = DetectionPostProcessParameters(
+            maxDetections: try integer("max_detections"), maxClassesPerDetection: try integer("max_classes_per_detection"),
+            detectionsPerClass: try integer("detections_per_class", default: 100), useRegularNMS: try number("use_regular_nms", default: 0) != 0,
+            scoreThreshold: Float(try number("nms_score_threshold")), iouThreshold: Float(try number("nms_iou_threshold")),
+            classes: try integer("num_classes"), yScale: Float(try number("y_scale")), xScale: Float(try number("x_scale")),
+            hScale: Float(try number("h_scale")), wScale: Float(try number("w_scale")))
+        if let problem = p.problem {
+            throw malformed("operator #\(index) (\(name)): \(problem)", at: range.lowerBound)
         }
         return p
     }

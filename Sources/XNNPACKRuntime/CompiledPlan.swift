@@ -70,7 +70,7 @@ final class CompiledPlan {
             inGroup.formUnion(g.nodes)
         }
         // Partition into stages.
-        enum Kind { case xnnpack, xnnpackReal, native, own(any OwnKernelGroup) }
+        enum Kind { case xnnpack, xnnpackReal, native, quantized, own(any OwnKernelGroup) }
         var plan: [(kind: Kind, nodes: [Int])] = []
         for (i, node) in graph.nodes.enumerated() {
             if let g = groupAt[i] {
@@ -86,11 +86,22 @@ final class CompiledPlan {
             case .quantize, .dequantize: conversion = true
             default: conversion = false
             }
-            if quantized, !conversion, !XNNPACKStage.definable(node, in: graph, constants: constants), XNNPACKStage.supports(node, in: graph) {
+            let definable = quantized && !conversion && XNNPACKStage.definable(node, in: graph, constants: constants)
+            let requantization: Bool
+            if case .quantize = node.operation, let input = node.inputs.first, graph.tensors[input].isQuantized {
+                requantization = !XNNPACKStage.definable(node, in: graph, constants: constants)
+            } else {
+                requantization = false
+            }
+            if quantized, (!conversion && !definable) || requantization, QuantizedKernels.supports(node, in: graph) {
+                plan.append((.quantized, [i]))  // LiteRT's integer arithmetic, natively
+                continue
+            }
+            if quantized, !conversion, !definable, XNNPACKStage.supports(node, in: graph) {
                 plan.append((.xnnpackReal, [i]))  // XNNPACK's float32 kernel, its output rounded after
                 continue
             }
-            let supported = quantized ? XNNPACKStage.definable(node, in: graph, constants: constants)
+            let supported = quantized ? definable || (conversion && XNNPACKStage.definable(node, in: graph, constants: constants))
                 : XNNPACKStage.supports(node, in: graph) && !(ownKernels && NativeKernels.runsInsteadOfXNNPACK(node, in: graph))
             if supported, !stagePerOperation, let last = plan.last, case .xnnpack = last.kind {
                 plan[plan.count - 1].nodes.append(i)
@@ -113,7 +124,7 @@ final class CompiledPlan {
         for step in plan {
             switch step.kind {
             case .xnnpack: break
-            case .native, .xnnpackReal:
+            case .native, .xnnpackReal, .quantized:
                 for n in step.nodes {
                     for t in graph.nodes[n].inputs + graph.nodes[n].outputs where t >= 0 && constants[t] == nil { crossing.insert(t) }
                 }
@@ -165,6 +176,11 @@ final class CompiledPlan {
                                                                                      constants: realConstants)))
                     if case .quantize = graph.nodes[n].operation { continue }  // rounds already
                     stages += roundings(of: [n])
+                }
+            case .quantized:
+                for n in step.nodes {
+                    stages.append(.native(nodeIndex: n, run: try QuantizedKernels.make(graph.nodes[n], graph: graph, buffers: buffers,
+                                                                                       constants: constants)))
                 }
             case .own(let g):
                 stages.append(.own(try g.kernel(graph: graph, buffers: buffers, constants: realConstants, threadpool: threadpool)))

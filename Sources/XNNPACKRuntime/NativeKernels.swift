@@ -158,6 +158,17 @@ enum NativeKernels {
             // A quantized tensor's buffer already holds its real numbers.
             let src = try pointer(node.inputs[0])
             return { if src != out { out.update(from: src, count: count) } }
+        case .detectionPostProcess(let p):
+            let codes = graph.tensors[node.inputs[0]].shape, scores = graph.tensors[node.inputs[1]].shape
+            let kernel = DetectionPostProcessKernel(parameters: p, count: codes[1], codeLength: codes[2], columns: scores[2])
+            let anchors = try pointer(node.inputs[2])
+            for i in 0..<codes[1] where !(anchors[4 * i + 2] >= 0 && anchors[4 * i + 3] >= 0) {
+                throw ModelError.runtime(operation: label, reason: "anchor \(i) has height \(anchors[4 * i + 2]) and width \(anchors[4 * i + 3]); both must be 0 or more")
+            }
+            let inputs = (try pointer(node.inputs[0]), try pointer(node.inputs[1]), anchors)
+            let outputs = DetectionPostProcessKernel.Outputs(boxes: out, classes: try pointer(node.outputs[1]), scores: try pointer(node.outputs[2]),
+                                                             count: try pointer(node.outputs[3]))
+            return { kernel.run(codes: inputs.0, scores: inputs.1, anchors: inputs.2, into: outputs) }
         case .roundToFloat16:
             let src = try pointer(node.inputs[0])
             return { for i in 0..<count { out[i] = Float(Float16(src[i])) } }

@@ -44,7 +44,7 @@ final class XNNPACKStage {
             return b >= 1 && graph.tensors[node.inputs[0]].shape.count == 4
         case .quantize, .dequantize:
             return true
-        case .tanh, .hardSigmoid, .concatenation, .resizeNearest, .power, .roundToFloat16:
+        case .tanh, .hardSigmoid, .concatenation, .resizeNearest, .power, .roundToFloat16, .detectionPostProcess:
             return false
         }
     }
@@ -52,10 +52,16 @@ final class XNNPACKStage {
     /// Whether XNNPACK defines `node` with its tensors' types (quantized ones included): checked by
     /// defining it in a scratch subgraph, so that what this XNNPACK build accepts decides, not a table.
     static func definable(_ node: NeuralNode, in graph: NeuralGraph, constants: [Int: ConstantStorage]) -> Bool {
-        guard supports(node, in: graph) else { return false }
+        definitionProblem(node, in: graph, constants: constants) == nil
+    }
+
+    /// Why XNNPACK cannot define `node` with its tensors' types (nil when it can): the operation is
+    /// not one of XNNPACK's, or XNNPACK refused the definition (its status and the value or node).
+    static func definitionProblem(_ node: NeuralNode, in graph: NeuralGraph, constants: [Int: ConstantStorage]) -> String? {
+        guard supports(node, in: graph) else { return "not an XNNPACK operation with these settings" }
         _ = XNNPACKLibrary.initialized
         var subgraph: xnn_subgraph_t?
-        guard xnn_create_subgraph(0, 0, &subgraph) == xnn_status_success else { return false }
+        guard xnn_create_subgraph(0, 0, &subgraph) == xnn_status_success else { return "XNNPACK could not create a subgraph" }
         defer { xnn_delete_subgraph(subgraph) }
         var ids: [Int: UInt32] = [:]
         func value(_ tensor: Int, _ shape: [Int]?) throws -> UInt32 {
@@ -67,9 +73,9 @@ final class XNNPACKStage {
         }
         do {
             try define(node, index: 0, graph: graph, subgraph: subgraph, value: value)
-            return true
+            return nil
         } catch {
-            return false
+            return "\(error)"
         }
     }
 
@@ -80,13 +86,17 @@ final class XNNPACKStage {
         let dims = (override ?? t.shape).map { Int($0) }
         var id: UInt32 = XNN_INVALID_VALUE_ID
         let label = "define tensor '\(t.name)' \(t.shape)"
-        guard let q = t.quantization, override == nil else {
+        guard let q = t.quantization else {
             try dims.withUnsafeBufferPointer { d in
                 try xnnCheck(xnn_define_tensor_value(subgraph, xnn_datatype_fp32, d.count, d.baseAddress, data, external, flags, &id), label)
             }
             return id
         }
         if q.scales.count > 1 || (q.axis != nil && data != nil && t.elementType != .uint8) {
+            // A shape given for the definition keeps the channels first (weights seen as 1×1 filters).
+            guard override == nil || (q.axis ?? 0) == 0 && dims.first == t.shape.first else {
+                throw ModelError.runtime(operation: label, reason: "per-channel parameters on a reshaped tensor")
+            }
             let type = t.elementType == .int32 ? xnn_datatype_qcint32 : xnn_datatype_qcint8
             let scales = q.scales.count > 1 ? q.scales : [Float](repeating: q.scale, count: dims[q.axis ?? 0])
             try dims.withUnsafeBufferPointer { d in
@@ -287,6 +297,31 @@ final class XNNPACKStage {
                                                  try u32(filter[1]), try u32(filter[2]), try u32(p.strideH), try u32(p.strideW), 1, 1,
                                                  1, filter[3], filter[0], lo, hi,
                                                  try v(input), try v(node.inputs[1]), try bias(2), try v(output), 0)
+        case .fullyConnected(let a) where graph.tensors[node.inputs[1]].quantization?.isPerChannel == true:
+            // This XNNPACK's fully connected layer takes per-channel int8 weights only as a 1×1
+            // convolution: [N, I] → [N, 1, 1, I] → convolution → [N, 1, 1, O] → [N, O].
+            let weights = graph.tensors[node.inputs[1]].shape
+            guard weights.count == 2, let inputs = inShape.last, inputs == weights[1] else {
+                throw ModelError.runtime(operation: label, reason: "weights \(weights) do not fit input \(inShape)")
+            }
+            let rows = inShape.reduce(1, *) / max(1, inputs)
+            func view(_ tensor: Int, _ shape: [Int]) throws -> UInt32 {
+                var t = graph.tensors[tensor]
+                t.shape = shape
+                t.constant = nil
+                return try defineValue(t, shape: nil, data: nil, external: XNN_INVALID_VALUE_ID, flags: 0, subgraph: subgraph)
+            }
+            let input4 = try view(input, [1, 1, rows, inputs]), output4 = try view(output, [1, 1, rows, weights[0]])
+            try xnnCheck(withUnsafeTemporaryAllocation(of: Int.self, capacity: 4) { dims -> xnn_status in
+                for (k, d) in [1, 1, rows, inputs].enumerated() { dims[k] = d }
+                return xnn_define_static_reshape(subgraph, 4, dims.baseAddress, try v(input), input4, 0)
+            }, label + " as a 1×1 convolution (input)")
+            let (lo, hi) = a.range
+            try xnnCheck(xnn_define_convolution_2d(subgraph, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, inputs, weights[0], lo, hi, input4,
+                                                   try value(node.inputs[1], [weights[0], 1, 1, inputs]), try bias(2), output4, 0),
+                         label + " as a 1×1 convolution")
+            let outputID = try v(output)
+            status = outShape.withUnsafeBufferPointer { xnn_define_static_reshape(subgraph, $0.count, $0.baseAddress, output4, outputID, 0) }
         case .fullyConnected(let a):
             let (lo, hi) = a.range
             status = xnn_define_fully_connected(subgraph, lo, hi, try v(input), try v(node.inputs[1]), try bias(2), try v(output),
@@ -364,7 +399,7 @@ final class XNNPACKStage {
             status = xnn_define_depth_to_space(subgraph, try v(input), try v(output), try u32(b), 0)
         case .quantize, .dequantize:
             status = xnn_define_convert(subgraph, try v(input), try v(output), 0)
-        case .tanh, .hardSigmoid, .concatenation, .resizeNearest, .power, .roundToFloat16:
+        case .tanh, .hardSigmoid, .concatenation, .resizeNearest, .power, .roundToFloat16, .detectionPostProcess:
             throw ModelError.runtime(operation: label, reason: "not an XNNPACK operation")
         }
         try xnnCheck(status, label)
