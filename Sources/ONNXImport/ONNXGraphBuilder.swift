@@ -133,10 +133,16 @@ struct ONNXGraphBuilder {
             try checkSize(shape, label: label, tensor: input.name)
             // An input that only feeds Transpose(perm [0, 3, 1, 2]) is NHWC already (tf2onnx exports):
             // it keeps its own order and the transposes become aliases.
-            let readers = proto.nodes.filter { $0.inputs.contains(input.name) }
-            let natural = shape.count == 4 && !readers.isEmpty && readers.allSatisfy {
-                $0.opType == "Transpose" && $0.domain.isEmpty && $0.attribute("perm")?.ints == [0, 3, 1, 2]
+            // Casts between (an fp16 model's input Cast) keep the order.
+            func onlyTransposedToNCHW(_ name: String, depth: Int = 0) -> Bool {
+                let readers = proto.nodes.filter { $0.inputs.contains(name) }
+                return depth < 4 && !readers.isEmpty && readers.allSatisfy { r in
+                    guard r.domain.isEmpty else { return false }
+                    if r.opType == "Cast", let out = r.outputs.first { return onlyTransposedToNCHW(out, depth: depth + 1) }
+                    return r.opType == "Transpose" && r.attribute("perm")?.ints == [0, 3, 1, 2]
+                }
             }
+            let natural = shape.count == 4 && onlyTransposedToNCHW(input.name)
             if natural { naturalOrder.insert(input.name) }
             let index = graph.addTensor(TensorValue(name: input.name, shape: natural ? shape : ONNXLayout.irShape(shape)))
             graph.inputs.append(index)

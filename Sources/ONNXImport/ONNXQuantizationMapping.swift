@@ -84,7 +84,12 @@ extension ONNXGraphBuilder {
                 values[c.node.outputs[0]] = v  // float32 stays float32 (an fp16 activation is float32 here, rounded)
                 if naturalOrder.contains(name) { naturalOrder.insert(c.node.outputs[0]) }
             case ONNXDataType.float16:
-                try emit(c, .roundToFloat16, inputs: [t], shape: s)
+                let output = try emit(c, .roundToFloat16, inputs: [t], shape: s)
+                if naturalOrder.contains(name) {
+                    // Still in ONNX's own order (NHWC before its Transpose): the IR shape is the ONNX one.
+                    naturalOrder.insert(c.node.outputs[0])
+                    graph.tensors[output].shape = graph.tensors[t].shape
+                }
             default:
                 throw UnsupportedOperator("of an activation to \(ONNXDataType.name(to))")
             }

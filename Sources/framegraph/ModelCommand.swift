@@ -1,6 +1,7 @@
 import FFmpegSupport
 import Foundation
 import FrameGraph
+import FrameGraphLabeling
 import FrameGraphModels
 import FrameGraphNetwork
 import MetalTensorImport
@@ -261,7 +262,10 @@ struct ModelCommand {
                 throw ModelError.inputMismatch(input: predictor.inputInfo(0).name, expected: "\(input.count) bytes (\(input.shape), uint8 HWC)",
                                                got: "\(data.count) bytes in \(file)")
             }
-            let known = InputNormalization.forQuantizedInput(predictor.inputInfo(0)) ?? ModelCommand.knownNormalization(graph) ?? .unit
+            // A quantized input takes the bytes as its integers; else the model's metadata (TFLite
+            // metadata, ONNX normalization_mean/std), else what FrameGraph's nodes use, else 0…1.
+            let metadata = try? ClassifierInfo.read(modelAt: path, graph: graph).normalization
+            let known = InputNormalization.forQuantizedInput(predictor.inputInfo(0)) ?? metadata ?? ModelCommand.knownNormalization(graph) ?? .unit
             let scale = Float(arguments.number("scale") ?? Double(known.scale))
             let offset = Float(arguments.number("offset") ?? Double(known.offset))
             for (i, b) in data.enumerated() { input.pointer[i] = Float(b) * scale + offset }
@@ -271,19 +275,51 @@ struct ModelCommand {
         try predictor.predict()
         // No output may replace the model or the input file (`--output-dir` beside them is fine).
         let inputs = [(path, "the model")] + ["input-f32", "input-rgb"].compactMap { key in arguments.value(key).map { ($0, "--\(key)") } }
-        let outputs = (0..<predictor.outputCount).map { i in (outputFile(directory, predictor.outputInfo(i).name), "model run output") }
+        let raw = arguments.has("raw")
+        var outputs = (0..<predictor.outputCount).map { i in (outputFile(directory, predictor.outputInfo(i).name), "model run output") }
+        if raw {
+            outputs += (0..<predictor.outputCount).filter { predictor.outputInfo($0).isQuantized }.map { i in
+                (outputFile(directory, predictor.outputInfo(i).name, extension: "raw"), "model run output")
+            }
+        }
         try FileCheck.checkOutputs(outputs, inputs: inputs)
         for i in 0..<predictor.outputCount {
-            let out = predictor.output(i)
-            let file = outputFile(directory, predictor.outputInfo(i).name)
+            let out = predictor.output(i), info = predictor.outputInfo(i)
+            let file = outputFile(directory, info.name)
+            // Quantized outputs' buffers hold their real values: the f32 file is dequantized already.
             try OutputFile.write(Data(bytes: out.pointer, count: out.count * 4), to: file)
-            print("\(predictor.outputInfo(i).name) \(out.shape) → \(file)")
+            print("\(info.name) \(out.shape) → \(file)")
+            if raw, let q = info.quantization {
+                let stored = Self.storedBytes(UnsafeBufferPointer(start: out.pointer, count: out.count), quantization: q, type: info.elementType,
+                                              shape: info.shape)
+                let rawFile = outputFile(directory, info.name, extension: "raw")
+                try OutputFile.write(stored, to: rawFile)
+                print("\(info.name) \(info.elementType) as stored → \(rawFile)")
+            }
         }
     }
 
-    /// Where output `name` is written: DIR/NAME.f32, the name made safe for a file name.
-    func outputFile(_ directory: String, _ name: String) -> String {
-        "\(directory)/\(String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })).f32"
+    /// The integers a quantized tensor stores for its real `values` (int8/uint8 bytes, int32
+    /// little-endian), per channel where it has several scales.
+    static func storedBytes(_ values: UnsafeBufferPointer<Float>, quantization q: Quantization, type: ElementType, shape: [Int]) -> Data {
+        let inner = q.axis.map { a in shape.count > a ? shape[(a + 1)...].reduce(1, *) : 1 } ?? values.count
+        let channels = q.axis.map { a in shape.count > a ? shape[a] : 1 } ?? 1
+        var data = Data()
+        for (i, v) in values.enumerated() {
+            let (scale, zero) = q.parameters(channel: q.isPerChannel ? (i / max(1, inner)) % max(1, channels) : 0)
+            let k = Quantization(scale: scale, zeroPoint: zero).quantize(v, type: type)
+            switch type {
+            case .int8: data.append(UInt8(bitPattern: Int8(clamping: k)))
+            case .uint8: data.append(UInt8(clamping: k))
+            default: withUnsafeBytes(of: Int32(clamping: k).littleEndian) { data.append(contentsOf: $0) }
+            }
+        }
+        return data
+    }
+
+    /// Where output `name` is written: DIR/NAME.f32 (or .raw), the name made safe for a file name.
+    func outputFile(_ directory: String, _ name: String, extension ext: String = "f32") -> String {
+        "\(directory)/\(String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })).\(ext)"
     }
 
     func bench(_ graph: NeuralGraph, path: String, loadSeconds: Double, runs: Int, warmup: Int, stages: Int = 6,
