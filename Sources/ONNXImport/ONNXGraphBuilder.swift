@@ -212,7 +212,8 @@ struct ONNXGraphBuilder {
             throw malformed("node #\(index) (\(opName)) has no output", at: node.offset)
         }
         func markUnavailable() { for o in node.outputs where !o.isEmpty { values[o] = .unavailable } }
-        guard opName == node.opType, Self.supportedOperators.contains(node.opType) else {
+        let qOperator = node.opType.hasPrefix("QLinear") && opName == node.opType || node.domain == "com.microsoft" && Self.microsoftQOperators.contains(node.opType)
+        guard qOperator || opName == node.opType && Self.supportedOperators.contains(node.opType) else {
             noteUnsupported(opName)
             markUnavailable()
             return
@@ -230,7 +231,7 @@ struct ONNXGraphBuilder {
         }
         var context = ONNXNodeContext(node: node, index: index)
         do {
-            try map(&context)
+            if qOperator { try mapQOperator(context) } else { try map(&context) }
         } catch let error as UnsupportedOperator {
             noteUnsupported(error.reason.isEmpty ? opName : "\(opName) (\(error.reason))")
             markUnavailable()

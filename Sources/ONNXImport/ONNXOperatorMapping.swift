@@ -89,7 +89,13 @@ extension ONNXGraphBuilder {
             throw ModelError.shapeMismatch(operation: c.label, tensor: name, expected: "\(describe(declared)) (as the model declares)",
                                            got: "\(describe(shape)) (computed)")
         }
-        let output = graph.addTensor(TensorValue(name: name, shape: ONNXLayout.irShape(shape)))
+        var value = TensorValue(name: name, shape: ONNXLayout.irShape(shape))
+        if case .reshape = operation, let input = inputs.first, graph.tensors[input].isQuantized {
+            // A reshape of a quantized tensor is the same integers.
+            value.elementType = graph.tensors[input].elementType
+            value.quantization = graph.tensors[input].quantization
+        }
+        let output = graph.addTensor(value)
         graph.nodes.append(NeuralNode(operation: operation, inputs: inputs, outputs: [output], name: c.irName))
         if intermediate == nil { values[name] = .activation(tensor: output, shape: shape) }
         return output
