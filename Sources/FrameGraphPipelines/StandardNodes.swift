@@ -125,6 +125,17 @@ extension NodeCatalog {
                                            threads: try o.value(S.threads), fallback: try o.value(S.fallback),
                                            warn: { FileHandle.standardError.write(Data("framegraph: warning: \($0)\n".utf8)) })
         },
+        NodeType(name: "detect", role: .filter,
+                 summary: "object detector as ML Kit's (SSD MobileNet, EfficientDet-Lite: models ending in TFLite_Detection_PostProcess) on its own worker: frame → results (boxes, labels, scores)",
+                 emits: .results, options: ObjectDetector.Specs.all) { name, o in
+            typealias S = ObjectDetector.Specs
+            guard let model = try o.value(S.model) else { throw o.missing(S.model.name) }
+            return try ObjectDetector.node(name: name, model: model, models: o.models, minScore: try o.value(S.minScore).map(Float.init),
+                                           maxResults: try o.value(S.maxResults), labelOffset: try o.value(S.labelOffset),
+                                           threads: try o.value(S.threads), normalization: try o.inputNormalization(),
+                                           fallback: try o.value(S.fallback),
+                                           warn: { FileHandle.standardError.write(Data("framegraph: warning: \($0)\n".utf8)) })
+        },
         NodeType(name: "classify", role: .filter,
                  summary: "image classifier on its own worker (drop-while-busy): frame → results (the best classes with their labels)",
                  emits: .results, options: [ClassificationDecoder.OptionSpecs.model.spec, ClassificationDecoder.OptionSpecs.labels.spec,

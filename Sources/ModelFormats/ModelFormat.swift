@@ -46,6 +46,8 @@ public enum ModelFormat: String, Sendable, CaseIterable, CustomStringConvertible
         if b.count >= 8, Array(b[4..<8]) == Array("TFL3".utf8) { return .tflite }
         if b.starts(with: Array("FGARCHV1".utf8)) { return .archive }
         if b.starts(with: [0x50, 0x4B, 0x03, 0x04]) || b.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .zip }
+        // MediaPipe's model_maker aligns a bundle's members: zero bytes may come before the first.
+        if b.first == 0, b.drop(while: { $0 == 0 }).starts(with: [0x50, 0x4B, 0x03, 0x04]) { return .zip }
         if b.starts(with: Array("bplist00".utf8)) { return .metalTensor }
         // XML: an optional byte-order mark and white space, then a declaration, doctype or <plist>.
         var text = b[...]

@@ -70,9 +70,9 @@ public struct NeuralGraph: Sendable {
         return tensors.count - 1
     }
 
-    /// Number of constant parameters (weights and biases), float elements.
+    /// Number of constant parameters (weights and biases): float and quantized elements.
     public var parameterCount: Int {
-        tensors.filter { $0.constant != nil && ($0.elementType == .float32 || $0.elementType == .float16) }
+        tensors.filter { $0.constant != nil && ($0.elementType == .float32 || $0.elementType == .float16 || $0.isQuantized) }
             .reduce(0) { $0 + $1.elementCount }
     }
 }

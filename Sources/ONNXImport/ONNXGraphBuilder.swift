@@ -40,6 +40,11 @@ struct ONNXGraphBuilder {
     var convolutionOf: [Int: Int] = [:]
     /// Unsupported operators by description, in order of first appearance, with counts.
     var unsupported: [(name: String, count: Int)] = []
+    /// Every node's outcome, in file order (for `model check`); the parts of an expanded QOperator
+    /// node are not listed.
+    var operators: [ImportedOperator] = []
+    /// Nesting of ``importNode(_:index:)`` (the parts of an expanded node import at depth 1).
+    var importDepth = 0
     /// Names of 4-D activations whose IR tensor holds ONNX's own element order (NHWC models' inputs
     /// and the outputs of their NCHW → NHWC Transposes) instead of the NCHW → NHWC permutation.
     var naturalOrder: Set<String> = []
@@ -79,7 +84,21 @@ struct ONNXGraphBuilder {
         for output in proto.outputs { uses[output.name, default: 0] += 1 }
 
         for (index, node) in proto.nodes.enumerated() {
+            let before = unsupported.map(\.count).reduce(0, +)
+            let reasons = unsupported
             try importNode(node, index: index)
+            let opName = node.domain.isEmpty || node.domain == "ai.onnx" ? node.opType : "\(node.domain):\(node.opType)"
+            let name = node.name.isEmpty ? (node.outputs.first ?? "") : node.name
+            if unsupported.map(\.count).reduce(0, +) > before {
+                let reason = unsupported.first { u in !reasons.contains { $0.name == u.name && $0.count == u.count } }?.name ?? opName
+                operators.append(ImportedOperator(index: index, type: opName, name: name, outcome: .unsupported(reason)))
+            } else if node.outputs.allSatisfy({ o in if case .constant? = values[o] { return true } else { return o.isEmpty } }) {
+                operators.append(ImportedOperator(index: index, type: opName, name: name, outcome: .folded("a constant, computed at import")))
+            } else if node.outputs.contains(where: { o in if case .unavailable? = values[o] { return true } else { return false } }) {
+                operators.append(ImportedOperator(index: index, type: opName, name: name, outcome: .unsupported("reads the output of an unsupported operator")))
+            } else {
+                operators.append(ImportedOperator(index: index, type: opName, name: name, outcome: .imported))
+            }
         }
         guard unsupported.isEmpty else {
             throw ModelError.unsupportedOperations(file: fileName, operations: unsupported.map {

@@ -37,6 +37,15 @@ public enum ONNXImporter: ModelImporter {
 
     /// Loads a model from `bytes`; `fileName` names it in error messages.
     public static func load(bytes: [UInt8], fileName: String) throws(ModelError) -> NeuralGraph {
+        let result = try check(bytes: bytes, fileName: fileName)
+        if let failure = result.failure { throw failure }
+        guard let graph = result.graph else { throw ModelError.malformed(file: fileName, reason: "nothing was imported", offset: nil) }
+        return graph
+    }
+
+    /// Imports the model and says what became of each node; unsupported operators are reported in
+    /// ``ImportCheck/failure`` (with every node's outcome) instead of thrown, damage is thrown.
+    public static func check(bytes: [UInt8], fileName: String) throws(ModelError) -> ImportCheck {
         guard !bytes.isEmpty else { throw ModelError.malformed(file: fileName, reason: "the file is empty", offset: 0) }
         let hint = looksLikeText(bytes) ? " — the file looks like text, not a binary ONNX protobuf" : ""
         do {
@@ -45,9 +54,15 @@ public enum ONNXImporter: ModelImporter {
                 throw ModelError.malformed(file: fileName, reason: "the model has no graph (ModelProto.graph is missing)\(hint)", offset: 0)
             }
             var builder = try ONNXGraphBuilder(model: model, fileName: fileName)
-            let graph = try builder.build()
+            let graph: NeuralGraph
+            do {
+                graph = try builder.build()
+            } catch let error as ModelError {
+                guard case .unsupportedOperations = error else { throw error }
+                return ImportCheck(operators: builder.operators, graph: nil, failure: error)
+            }
             try graph.validate()
-            return graph
+            return ImportCheck(operators: builder.operators, graph: graph, failure: nil)
         } catch let error as ProtobufError {
             throw ModelError.malformed(file: fileName, reason: error.reason + hint, offset: error.offset)
         } catch let error as ModelError {

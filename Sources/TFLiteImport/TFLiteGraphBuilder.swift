@@ -22,6 +22,8 @@ struct TFLiteGraphBuilder {
     var unsupported: [(name: String, count: Int)] = []
     /// Position of each description in `unsupported`.
     var unsupportedIndex: [String: Int] = [:]
+    /// Every operator's outcome, in file order (for `model check`).
+    var operators: [ImportedOperator] = []
 
     /// Largest element count a tensor may declare (larger ones are refused as damaged).
     static let maxElements = 1 << 40
@@ -51,10 +53,17 @@ struct TFLiteGraphBuilder {
         try foldConstantConversions()
         var mapped: [(index: Int, node: NeuralNode)] = []
         for (index, op) in subgraph.operators.enumerated() {
+            let type = (try? code(of: op).name) ?? "?"
+            let name = op.outputs.first.map { subgraph.tensors[$0].name } ?? ""
             switch try map(op, index: index) {
-            case .node(let node): mapped.append((index, node))
-            case .folded: break
-            case .unsupported(let name): noteUnsupported(name)
+            case .node(let node):
+                mapped.append((index, node))
+                operators.append(ImportedOperator(index: index, type: type, name: name, outcome: .imported))
+            case .folded:
+                operators.append(ImportedOperator(index: index, type: type, name: name, outcome: .folded("a constant, computed at import")))
+            case .unsupported(let description):
+                noteUnsupported(description)
+                operators.append(ImportedOperator(index: index, type: type, name: name, outcome: .unsupported(description)))
             }
         }
         guard unsupported.isEmpty else {

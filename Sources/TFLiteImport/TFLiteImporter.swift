@@ -22,6 +22,15 @@ import NeuralGraph
 public enum TFLiteImporter: ModelImporter {
     /// Loads a model from `bytes`; `fileName` names it in error messages.
     public static func load(bytes: [UInt8], fileName: String) throws(ModelError) -> NeuralGraph {
+        let result = try check(bytes: bytes, fileName: fileName)
+        if let failure = result.failure { throw failure }
+        guard let graph = result.graph else { throw ModelError.malformed(file: fileName, reason: "nothing was imported", offset: nil) }
+        return graph
+    }
+
+    /// Imports the model and says what became of each operator; unsupported operators are reported
+    /// in ``ImportCheck/failure`` (with every operator's outcome) instead of thrown, damage is thrown.
+    public static func check(bytes: [UInt8], fileName: String) throws(ModelError) -> ImportCheck {
         guard bytes.count >= 8 else {
             throw ModelError.malformed(file: fileName, reason: "the file is \(bytes.count) bytes, too short for a TFLite model",
                                        offset: 0)
@@ -38,9 +47,15 @@ public enum TFLiteImporter: ModelImporter {
         let reader = FlatBufferReader(bytes: bytes)
         do {
             var builder = try TFLiteGraphBuilder(model: TFLiteModelFile(reader: reader), fileName: fileName)
-            let graph = try builder.build()
+            let graph: NeuralGraph
+            do {
+                graph = try builder.build()
+            } catch let error as ModelError {
+                guard case .unsupportedOperations = error else { throw error }
+                return ImportCheck(operators: builder.operators, graph: nil, failure: error)
+            }
             try graph.validate()
-            return graph
+            return ImportCheck(operators: builder.operators, graph: graph, failure: nil)
         } catch let error as FlatBufferError {
             throw ModelError.malformed(file: fileName, reason: error.reason, offset: error.offset)
         } catch let error as ModelError {

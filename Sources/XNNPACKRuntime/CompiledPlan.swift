@@ -23,6 +23,8 @@ final class CompiledPlan {
     /// The dense convolutions that run in 8-bit integers (``Predictor/Precision/int8``).
     private(set) var int8Convolutions = 0
     private(set) var stages: [Stage] = []
+    /// Where and in what arithmetic each node runs, by node index (``Predictor/placements``).
+    private(set) var placements: [Int: String] = [:]
     private(set) var buffers: [Int: TensorBuffer] = [:]
     /// The bytes of the arena that the tensors living only inside a prediction share, and what
     /// they would take with a buffer each.
@@ -107,6 +109,28 @@ final class CompiledPlan {
                 plan[plan.count - 1].nodes.append(i)
             } else {
                 plan.append((supported ? .xnnpack : .native, [i]))
+            }
+        }
+        for step in plan {
+            for n in step.nodes {
+                let node = graph.nodes[n]
+                let quantizedOut = node.outputs.compactMap { graph.tensors[$0].isQuantized ? "\(graph.tensors[$0].elementType)" : nil }.first
+                let type = quantizedOut ?? node.inputs.compactMap { $0 >= 0 && graph.tensors[$0].isQuantized && graph.tensors[$0].constant == nil
+                    ? "\(graph.tensors[$0].elementType)" : nil }.first
+                switch step.kind {
+                case .xnnpack:
+                    if case .quantize = node.operation { placements[n] = "XNNPACK convert → \(type ?? "float32")" }
+                    else if case .dequantize = node.operation { placements[n] = "XNNPACK convert → float32" }
+                    else { placements[n] = type.map { "XNNPACK, \($0) integers" } ?? "XNNPACK, float32" }
+                case .xnnpackReal:
+                    placements[n] = "XNNPACK in float32, rounded to \(type ?? "its type") (this XNNPACK has no \(type ?? "integer") kernel)"
+                case .quantized:
+                    placements[n] = "FrameGraph, \(type ?? "integer") integers as LiteRT's own kernel computes them"
+                case .native:
+                    placements[n] = type.map { "FrameGraph in float32, rounded to \($0)" } ?? "FrameGraph, float32"
+                case .own(let g):
+                    placements[n] = (g as? ConvolutionGroup)?.int8 == true ? "FrameGraph's kernels, int8 (precision=int8)" : "FrameGraph's kernels, float32"
+                }
             }
         }
         // Tensors that cross stages (or are graph inputs/outputs) get buffers of their own.

@@ -150,6 +150,11 @@ public final class Predictor: @unchecked Sendable {
     /// How the graph was split: XNNPACK stages (with their operation counts), native operations and
     /// own kernels (with the operations each fuses).
     public var planSummary: String { plan.summary }
+    /// Every node of ``graph`` with where and in what arithmetic it runs ("XNNPACK, int8 integers",
+    /// "FrameGraph, float32" …), in graph order.
+    public var placements: [(node: NeuralNode, runsIn: String)] {
+        graph.nodes.enumerated().map { ($1, plan.placements[$0] ?? "?") }
+    }
 
     /// The bytes that the tensors living only inside a prediction take in their shared arena
     /// (``TensorArena``), and what a buffer for each would take.

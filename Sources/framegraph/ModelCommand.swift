@@ -17,8 +17,12 @@ struct ModelCommand {
 
     func execute() throws -> Int32 {
         let words = arguments.positional
-        guard words.count >= 3, ["info", "bench", "run", "compare"].contains(words[1]) else {
-            throw Arguments.UsageError(description: "usage: framegraph model info|bench|run|compare MODEL … (see framegraph --help)")
+        guard words.count >= 3, ["info", "check", "bench", "run", "compare"].contains(words[1]) else {
+            throw Arguments.UsageError(description: "usage: framegraph model info|check|bench|run|compare MODEL … (see framegraph --help)")
+        }
+        if words[1] == "check" {
+            let limits = ModelCommand.limits(arguments)
+            return try ModelCheckCommand(arguments: arguments, models: service(limits: limits), limits: limits).execute(words[2])
         }
         if words[1] == "compare" { return try compare(model: words[2], media: Array(words.dropFirst(3))) }
         let runs = arguments.integer("runs")
