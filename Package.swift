@@ -145,7 +145,7 @@ let package = Package(
         .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "CFrameGraphKernels", "TestSupport"]),
         .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "FrameGraphModels", "TestSupport"]),
         .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "FrameGraph", "TestSupport"]),
-        .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "ONNXImport", "CFrameGraphKernels", "TestSupport"]),
+        .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "ONNXImport", "ModelFormats", "CFrameGraphKernels", "TestSupport"]),
         .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "MetalTensorImportTests", dependencies: ["MetalTensorImport", "NeuralGraph", "XNNPACKRuntime", "FrameGraph", "FrameGraphNetwork",
                                                                  "FFmpegSupport", "TestSupport"]),

@@ -72,6 +72,13 @@ public enum ONNXImporter: ModelImporter {
         }
     }
 
+    /// The operator types the importer maps: the default domain's, and onnxruntime's com.microsoft
+    /// QOperators (named with their domain).
+    public static var supportedOperators: [String] {
+        (ONNXGraphBuilder.supportedOperators.union(["QLinearConv", "QLinearMatMul"])).sorted()
+            + ONNXGraphBuilder.microsoftQOperators.sorted().map { "com.microsoft:\($0)" }
+    }
+
     /// Whether the first bytes are all printable ASCII or whitespace.
     static func looksLikeText(_ bytes: [UInt8]) -> Bool {
         bytes.prefix(64).allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }

@@ -56,7 +56,7 @@ struct FlexBufferMap {
         // A map's header before its values: keys offset, keys' byte width, count.
         let keysField = values - 3 * width
         let keys = try reader.indirect(at: keysField, width: width)
-        let keyWidth = Int(try reader.unsigned(at: values - 2 * width, width: width))
+        let keyWidth = Int(clamping: try reader.unsigned(at: values - 2 * width, width: width))
         guard [1, 2, 4, 8].contains(keyWidth) else {
             throw FlatBufferError.invalidVTable(offset: values - 2 * width, reason: "flexbuffer key width \(keyWidth) is not 1, 2, 4 or 8")
         }

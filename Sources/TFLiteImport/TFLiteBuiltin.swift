@@ -1,6 +1,6 @@
 /// TFLite builtin operator codes (BuiltinOperator in schema.fbs) and their names, so that reports
 /// name an unsupported operator ("GATHER") rather than a number.
-enum TFLiteBuiltin {
+public enum TFLiteBuiltin {
     static let add = 0
     static let averagePool2d = 1
     static let concatenation = 2
@@ -35,8 +35,19 @@ enum TFLiteBuiltin {
     static let hardSwish = 117
     static let densify = 124
 
+    /// The builtin codes the importer maps (TFLiteOperatorMapping.swift; DENSIFY and a constant's
+    /// DEQUANTIZE are folded at import). A test imports a one-operator model of every code and
+    /// checks that exactly these are not refused as unknown.
+    public static let supported: Set<Int> = [
+        add, averagePool2d, concatenation, conv2d, depthwiseConv2d, depthToSpace, dequantize, fullyConnected, logistic, maxPool2d,
+        mul, relu, reluN1To1, relu6, reshape, resizeBilinear, softmax, tanh, pad, mean, sub, div, prelu, maximum, minimum, padV2,
+        transposeConv, resizeNearestNeighbor, leakyRelu, quantize, hardSwish, densify,
+    ]
+    /// The custom operators the importer maps.
+    public static let supportedCustom = ["Convolution2DTransposeBias", "TFLite_Detection_PostProcess"]
+
     /// Names indexed by code, as in schema.fbs (209 codes).
-    static let names: [String] = [
+    public static let names: [String] = [
         "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "DEPTH_TO_SPACE", "DEQUANTIZE",
         "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED", "HASHTABLE_LOOKUP", "L2_NORMALIZATION", "L2_POOL_2D",
         "LOCAL_RESPONSE_NORMALIZATION", "LOGISTIC", "LSH_PROJECTION", "LSTM", "MAX_POOL_2D", "MUL", "RELU",
@@ -72,7 +83,7 @@ enum TFLiteBuiltin {
     ]
 
     /// The name of builtin `code`, or BUILTIN_<code> for codes newer than this table.
-    static func name(_ code: Int) -> String {
+    public static func name(_ code: Int) -> String {
         code >= 0 && code < names.count ? names[code] : "BUILTIN_\(code)"
     }
 }

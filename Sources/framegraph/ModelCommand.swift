@@ -9,6 +9,7 @@ import ModelDeployment
 import ModelFormats
 import TFLiteImport
 import NeuralGraph
+import ONNXImport
 import XNNPACKRuntime
 
 /// `framegraph model info|bench|run|compare MODEL …`.
@@ -17,6 +18,13 @@ struct ModelCommand {
 
     func execute() throws -> Int32 {
         let words = arguments.positional
+        if words.count == 2, words[1] == "check", arguments.has("supported") {
+            print("tflite builtins (\(TFLiteBuiltin.supported.count) of \(TFLiteBuiltin.names.count)): "
+                  + TFLiteBuiltin.supported.map { TFLiteBuiltin.name($0) }.sorted().joined(separator: " "))
+            print("tflite custom: " + TFLiteBuiltin.supportedCustom.joined(separator: " "))
+            print("onnx: " + ONNXImporter.supportedOperators.joined(separator: " "))
+            return 0
+        }
         guard words.count >= 3, ["info", "check", "bench", "run", "compare"].contains(words[1]) else {
             throw Arguments.UsageError(description: "usage: framegraph model info|check|bench|run|compare MODEL … (see framegraph --help)")
         }
