@@ -58,14 +58,15 @@ public final class ClassificationDecoder: OutputDecoder {
 
     public var emits: StreamKind { .results }
 
-    /// Whether `output` is made by a softmax or sigmoid (through reshapes).
+    /// Whether `output` is made by a softmax or sigmoid (through reshapes, and the quantize and
+    /// dequantize of a quantized model's output).
     static func endsInProbabilities(_ graph: NeuralGraph, output: Int) -> Bool {
         var tensor = output
         for _ in 0..<8 {
             guard let node = graph.nodes.last(where: { $0.outputs.contains(tensor) }) else { return false }
             switch node.operation {
             case .softmax, .logistic: return true
-            case .reshape: tensor = node.inputs[0]
+            case .reshape, .quantize, .dequantize, .roundToFloat16: tensor = node.inputs[0]
             default: return false
             }
         }
