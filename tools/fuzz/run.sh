@@ -37,11 +37,18 @@ extra=()
 case "$target" in
   tflite)
     cp -n models/cache/*.tflite "$corpus"/ 2>/dev/null || true
+    # Quantized models (int8, uint8, dynamic-range; quantization parameters, QUANTIZE/DEQUANTIZE)
+    # and SSDs ending in TFLite_Detection_PostProcess (its FlexBuffer options), when the set-up made them.
+    for f in models/cache/quantized/opzoo_*.tflite models/cache/quantized/ssd_*.tflite; do
+      [ -e "$f" ] && cp -n "$f" "$corpus/quantized_$(basename "$f")"
+    done
     extra=(-max_len=800000) ;;   # the largest seed, the sparse full-range face detector, is 677 KB
   onnx)
     cp -n models/colorizer/colorizer.onnx "$corpus"/ 2>/dev/null || true
     cp -n models/cache/*.onnx "$corpus"/ 2>/dev/null || true
-    extra=(-max_len=4000000) ;;
+    # QDQ, QOperator and fp16 models, when the set-up made them.
+    for f in models/cache/quantized/*.onnx; do [ -e "$f" ] && cp -n "$f" "$corpus/quantized_$(basename "$f")"; done
+    extra=(-max_len=10000000) ;;
   pipeline)
     for f in pipelines/*.fg; do cp -n "$f" "$corpus/$(basename "$f")"; done
     extra=(-max_len=4096 -dict=tools/fuzz/pipeline.dict) ;;
