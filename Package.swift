@@ -14,7 +14,7 @@ let package = Package(
         .library(name: "FrameGraph", targets: ["FrameGraph", "FrameGraphResults", "SafeFiles", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                "NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport", "XNNPACKRuntime", "ModelFormats",
                                                "ModelDeployment", "FrameGraphModels", "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling",
-                                               "FrameGraphMetalTensor", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay"]),
+                                               "FrameGraphMetalTensor", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphServe"]),
         .executable(name: "framegraph", targets: ["framegraph"]),
     ],
     targets: [
@@ -79,6 +79,10 @@ let package = Package(
         .target(name: "FrameGraphDraw", dependencies: ["FrameGraph", "CFreeType"]),
         // The live preview window (SDL2): the display sink.
         .target(name: "FrameGraphDisplay", dependencies: ["FrameGraph", "CSDL2"]),
+        // Watching a run over HTTP (`--serve`): a small HTTP/1.1 server over POSIX sockets (bounded
+        // request parsing, bounded per-client buffers), Prometheus metrics, JPEG/MJPEG pictures,
+        // Server-Sent Events, the dashboard page; and the run report page (`framegraph report`).
+        .target(name: "FrameGraphServe", dependencies: ["FrameGraph", "FFmpegSupport"]),
         // Model deployment: archives (encrypted or not), signed collections with targeting rules, the
         // machine's cache, downloads, key fetching.
         .target(name: "ModelDeployment", dependencies: ["ModelFormats", "NeuralGraph", "MetalTensorImport", "CModelDeployment", "SafeFiles"]),
@@ -108,7 +112,7 @@ let package = Package(
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphCamera", "FrameGraphModels",
                                                              "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling", "FrameGraphMetalTensor",
                                                              "XNNPACKRuntime", "NeuralGraph", "ModelFormats", "FrameGraphMedia", "FrameGraphDisplay", "TFLiteImport",
-                                                             "ModelDeployment", "FFmpegSupport", "CInterrupts"]),
+                                                             "ModelDeployment", "FFmpegSupport", "CInterrupts", "FrameGraphServe"]),
 
         // Small programs that use FrameGraph as a library (samples/README.md); the tests build and run them.
         .executableTarget(name: "sample-chain", dependencies: ["FrameGraph", "FrameGraphCamera", "FrameGraphFilters", "FrameGraphNetwork",
@@ -135,6 +139,7 @@ let package = Package(
         .executableTarget(name: "fuzz-metadata", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-metadata"),
         .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphResults", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
         .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),
+        .executableTarget(name: "fuzz-http", dependencies: ["FuzzSupport", "FrameGraphServe"], path: "tools/fuzz/targets/fuzz-http"),
         .executableTarget(name: "fuzz-deployment", dependencies: ["FuzzSupport", "ModelDeployment"], path: "tools/fuzz/targets/fuzz-deployment"),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
@@ -160,6 +165,7 @@ let package = Package(
         .testTarget(name: "FrameGraphCameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
         .testTarget(name: "FrameGraphDrawTests", dependencies: ["FrameGraph", "FrameGraphDraw", "TestSupport"]),
         .testTarget(name: "FrameGraphDisplayTests", dependencies: ["FrameGraph", "FrameGraphDisplay", "TestSupport"]),
+        .testTarget(name: "FrameGraphServeTests", dependencies: ["FrameGraphServe", "FrameGraph", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "ModelDeploymentTests", dependencies: ["ModelDeployment", "ModelFormats", "NeuralGraph", "FrameGraph", "TestSupport"]),
         // The CLI's own parts (model compare's arithmetic), tested inside the executable.
         .testTarget(name: "FrameGraphCLITests", dependencies: ["framegraph", "FrameGraph", "FFmpegSupport", "XNNPACKRuntime", "TestSupport"]),

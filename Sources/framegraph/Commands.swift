@@ -47,6 +47,13 @@ enum Commands {
         CommandOption("camera-format", .choice(["auto", "yuyv", "mjpeg"]), default: "auto", "the camera's own format (auto: YUYV if it offers the size at the rate, else MJPEG)"),
         CommandOption("reconnect", "when the camera is unplugged, wait for it to come back instead of ending the run"),
         CommandOption("inline", .text("PIPELINE"), "the pipeline written on the command line instead of a file: TYPE key=value … -> TYPE … (see docs/PIPELINES.md)", short: "e"),
+        CommandOption("serve", .text("[ADDRESS:]PORT"),
+                      "serve the run over HTTP: dashboard /, /metrics (Prometheus), /picture.jpg, /video.mjpg, /events, /stats.json (docs/MONITORING.md); default address 127.0.0.1, port 0 picks a free one"),
+        CommandOption("serve-token-file", .text("FILE"), "the token every request to --serve must carry (Authorization: Bearer, or ?token=); required beyond 127.0.0.1"),
+        CommandOption("serve-token", .text("TOKEN"), "the token given inline (visible to other users in the process list: prefer --serve-token-file)"),
+        CommandOption("serve-clients", .integer(1...1000), default: "32", "most connections --serve takes at once (more are answered 503)"),
+        CommandOption("serve-fps", .number(0.5...120), default: "15", "most pictures per second /video.mjpg sends"),
+        CommandOption("serve-linger", .number(0...86_400), default: "0", "keep serving the final figures this many seconds after the run (POST /stop with the token, or Ctrl-C, ends it sooner)"),
     ]
 
     static let all: [CommandSpec] = [
