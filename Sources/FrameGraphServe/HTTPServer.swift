@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// Bounds, so a client can never hold the run back or grow memory: at most ``Options/maxClients``
 /// connections (more are answered 503); a request head at most 8 KiB; a picture stream holds at
-/// most one picture that its client has not taken yet (newer ones are dropped for it and counted);
+/// most one picture that its client has not taken yet beyond a kernel send buffer capped at
+/// ``Options/streamSendBuffer`` (newer ones are dropped for it and counted);
 /// an event stream at most ``Options/eventBufferBytes``; a connection that sends no complete
 /// request within ``Options/requestTimeout`` is closed.
 ///
@@ -31,6 +32,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var requestTimeout = 10.0
         /// Seconds a still-picture request waits for a picture. Default 3.
         public var pictureWait = 3.0
+        /// The kernel send buffer of a picture stream's connection, in bytes (a few pictures on the
+        /// way; beyond, pictures are dropped for that client). Default 256 KiB.
+        public var streamSendBuffer = 256 * 1024
         /// Most bytes of events waiting for one event-stream client. Default 256 KiB.
         public var eventBufferBytes = 256 * 1024
 
@@ -272,6 +276,7 @@ public final class HTTPServer: @unchecked Sendable {
             respond(c, response)
         case .pictureStream:
             c.mode = .pictures
+            Socket.limitSendBuffer(c.fd, bytes: Int32(options.streamSendBuffer))
             var head = "HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=\(Self.boundary)\r\n" + HTTPResponse.commonHeaders
             for (n, v) in extra { head += "\(n): \(v)\r\n" }
             c.queue(Array((head + "\r\n").utf8))

@@ -64,7 +64,7 @@ public final class RunMonitor: @unchecked Sendable {
     /// The node whose output is the run's picture: the one feeding its primary video sink (nil when
     /// the run writes no frames). `nodes` in graph order.
     public static func pictureNode(among nodes: [Node]) -> Node? {
-        guard let sink = RunReport.primarySink(among: nodes), sink.inputKinds.first == .frames else { return nil }
+        guard let sink = RunReport.primarySink(among: nodes), sink.inputKinds.first != .results else { return nil }
         return nodes.first { n in n.outputKind == .frames && n.targets.contains { $0.node === sink && $0.port == 0 } }
     }
 

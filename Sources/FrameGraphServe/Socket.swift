@@ -74,6 +74,13 @@ enum Socket {
         _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
     }
 
+    /// Caps the kernel's send buffer of `fd` (Linux doubles the value for its bookkeeping): what a
+    /// client that stops reading can hold besides the server's own buffer.
+    static func limitSendBuffer(_ fd: Int32, bytes: Int32) {
+        var value = bytes
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Reads up to `limit` bytes onto the end of `buffer`.
     static func read(_ fd: Int32, into buffer: inout [UInt8], limit: Int) -> Transfer {
         guard limit > 0 else { return .wouldBlock }
