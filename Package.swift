@@ -82,7 +82,7 @@ let package = Package(
         // Watching a run over HTTP (`--serve`): a small HTTP/1.1 server over POSIX sockets (bounded
         // request parsing, bounded per-client buffers), Prometheus metrics, JPEG/MJPEG pictures,
         // Server-Sent Events, the dashboard page; and the run report page (`framegraph report`).
-        .target(name: "FrameGraphServe", dependencies: ["FrameGraph", "FFmpegSupport"]),
+        .target(name: "FrameGraphServe", dependencies: ["FrameGraph", "FrameGraphResults", "FFmpegSupport"]),
         // Model deployment: archives (encrypted or not), signed collections with targeting rules, the
         // machine's cache, downloads, key fetching.
         .target(name: "ModelDeployment", dependencies: ["ModelFormats", "NeuralGraph", "MetalTensorImport", "CModelDeployment", "SafeFiles"]),

@@ -61,6 +61,15 @@ public final class RunMonitor: @unchecked Sendable {
         self.tap = tap
     }
 
+    /// Streams what `node` emits (a detector's or classifier's results) to `/events`, one line per
+    /// frame in the results file's schema. Call before the run is validated.
+    public func watchResults(of node: Node) {
+        let server = self.server
+        node.addTarget(ResultsEventTap(name: "\(node.name).events", producer: node.name,
+                                       isWanted: { server.statistics.eventClients > 0 },
+                                       publish: { server.publish(event: $0) }))
+    }
+
     /// The node whose output is the run's picture: the one feeding its primary video sink (nil when
     /// the run writes no frames). `nodes` in graph order.
     public static func pictureNode(among nodes: [Node]) -> Node? {

@@ -38,6 +38,7 @@ struct RunCommand {
                                          reconnects: { cameraSources.map { ($0.name, $0.statistics.reconnects) } },
                                          onStop: { stopRequested.withLock { $0 = true }; runner.stop() })
             if let node = RunMonitor.pictureNode(among: built.nodes.map(\.node)) { monitor.watchPicture(of: node) }
+            for entry in built.nodes where entry.node.outputKind == .results { monitor.watchResults(of: entry.node) }
             return monitor
         }
         defer { monitor?.stop() }
@@ -45,7 +46,12 @@ struct RunCommand {
         try runner.checkFiles()
         if let stopped = stoppedBeforeStart(run) { return stopped }
         let cameras = built.sources.compactMap { $0 as? CameraSource }
-        for c in cameras { c.onStatus = { line in FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8)) } }
+        for c in cameras {
+            c.onStatus = { [weak monitor] line in
+                FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8))
+                monitor?.event(["event": "camera", "stream": c.name, "status": line])  // reconnects, losses
+            }
+        }
 
         if checkOnly {
             try runner.validate()

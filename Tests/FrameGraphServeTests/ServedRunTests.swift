@@ -128,6 +128,31 @@ struct ServedRunTests {
         #expect(!run.stderr.contains(Self.token) && !run.stdout.contains(Self.token), "the token is never printed")
     }
 
+    @Test func pagePictureAndEventsWhileTheRunGoes() throws {
+        let folder = TestEnvironment.scratch("served-run-page")
+        let run = try ServedRun(["run", "-e", "pattern width=320 height=240 frames=150 name=cam -> slow ms=10 name=net -> null name=out",
+                                 "--mode", "live", "--serve", "127.0.0.1:0", "--quiet"])
+        let base = try run.base()
+        // Without JavaScript the page holds the status line, the numbers and the still picture.
+        let page = try Curl.fetch("\(base)/")
+        #expect(page.status == 200)
+        for part in ["id=\"status\"", "in ", "admitted", "<img id=\"picture\" src=\"/picture.jpg\"", "<td>net</td>", "/dashboard.js"] {
+            #expect(page.text.contains(part), "the page lacks \(part)")
+        }
+        let script = try Curl.fetch("\(base)/dashboard.js")
+        #expect(script.status == 200 && script.text.contains("/video.mjpg"))
+        let (status, jpeg) = try Curl.download("\(base)/picture.jpg", to: folder.appendingPathComponent("still.jpg"))
+        #expect(status == 200)
+        #expect(jpeg.prefix(2) == Data([0xFF, 0xD8]) && jpeg.suffix(2) == Data([0xFF, 0xD9]), "a JPEG")
+        let events = try Curl.fetch("\(base)/events", ["-N"], maxTime: 1)
+        #expect(events.text.hasPrefix("data: {\"event\":\"running\""), "\(events.text.prefix(200))")
+        let stats = try Curl.fetch("\(base)/stats.json")
+        #expect(stats.text.contains("\"finished\":false"))
+        #expect(try Curl.fetch("\(base)/stop", ["-X", "POST"]).status == 403, "no token, no stop")
+        #expect(try Curl.fetch("\(base)/nothing").status == 404)
+        #expect(run.wait() == 0)
+    }
+
     @Test func beyondLoopbackATokenIsRequired() throws {
         let r = try runCommand(TestEnvironment.cli, ["run", "-e", "pattern frames=1 -> null", "--serve", "0.0.0.0:0"])
         #expect(r.status == 2)
