@@ -47,15 +47,15 @@ enum Dashboard {
         <h2>Run</h2>
         <table id="summary">
         <tr><th>mode</th><td>\(escape(report.mode)) at \(String(format: "%.3g", report.fps)) fps</td></tr>
-        <tr><th>elapsed</th><td>\(String(format: "%.1f s", report.elapsedSeconds))</td></tr>
-        <tr><th>frames in</th><td>\(report.framesIn)</td></tr>
-        <tr><th>admitted</th><td>\(report.admitted)</td></tr>
-        <tr><th>dropped busy</th><td>\(report.droppedBusy)</td></tr>
-        <tr><th>dropped late</th><td>\(report.droppedLate)</td></tr>
-        <tr><th>repeated</th><td>\(report.duplicated)</td></tr>
-        <tr><th>frames out</th><td>\(report.framesOut)</td></tr>
-        <tr><th>end-to-end p50 / p99</th><td>\(String(format: "%.1f / %.1f ms", report.endToEnd.p50, report.endToEnd.p99))</td></tr>
-        <tr><th>presentation delay</th><td>\(String(format: "%.1f ms", report.presentationDelayMs))</td></tr>
+        <tr><th>elapsed</th><td id="s-elapsedSeconds">\(String(format: "%.1f s", report.elapsedSeconds))</td></tr>
+        <tr><th>frames in</th><td id="s-framesIn">\(report.framesIn)</td></tr>
+        <tr><th>admitted</th><td id="s-admitted">\(report.admitted)</td></tr>
+        <tr><th>dropped busy</th><td id="s-droppedBusy">\(report.droppedBusy)</td></tr>
+        <tr><th>dropped late</th><td id="s-droppedLate">\(report.droppedLate)</td></tr>
+        <tr><th>repeated</th><td id="s-duplicated">\(report.duplicated)</td></tr>
+        <tr><th>frames out</th><td id="s-framesOut">\(report.framesOut)</td></tr>
+        <tr><th>end-to-end p50 / p99</th><td id="s-endToEnd">\(String(format: "%.1f / %.1f ms", report.endToEnd.p50, report.endToEnd.p99))</td></tr>
+        <tr><th>presentation delay</th><td id="s-presentationDelayMs">\(String(format: "%.1f ms", report.presentationDelayMs))</td></tr>
         </table>
         </div>
         </div>
@@ -162,6 +162,14 @@ enum Dashboard {
         try {
           const r = await (await fetch("/stats.json", { cache: "no-store" })).json();
           document.getElementById("status").textContent = line(r);
+          for (const k of ["framesIn", "admitted", "droppedBusy", "droppedLate", "duplicated", "framesOut"]) {
+            const td = document.getElementById("s-" + k);
+            if (td) td.textContent = String(r[k]);
+          }
+          const set = (id, text) => { const td = document.getElementById(id); if (td) td.textContent = text; };
+          set("s-elapsedSeconds", r.elapsedSeconds.toFixed(1) + " s");
+          set("s-endToEnd", r.endToEnd.p50.toFixed(1) + " / " + r.endToEnd.p99.toFixed(1) + " ms");
+          set("s-presentationDelayMs", r.presentationDelayMs.toFixed(1) + " ms");
           nodes(r);
           if (previous !== null && r.finished === false) {
             const s = {};
