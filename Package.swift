@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(name: "FrameGraphCameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
         .testTarget(name: "FrameGraphDrawTests", dependencies: ["FrameGraph", "FrameGraphDraw", "TestSupport"]),
         .testTarget(name: "FrameGraphDisplayTests", dependencies: ["FrameGraph", "FrameGraphDisplay", "TestSupport"]),
-        .testTarget(name: "FrameGraphServeTests", dependencies: ["FrameGraphServe", "FrameGraph", "FFmpegSupport", "TestSupport"]),
+        .testTarget(name: "FrameGraphServeTests", dependencies: ["FrameGraphServe", "FrameGraph", "FrameGraphResults", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "ModelDeploymentTests", dependencies: ["ModelDeployment", "ModelFormats", "NeuralGraph", "FrameGraph", "TestSupport"]),
         // The CLI's own parts (model compare's arithmetic), tested inside the executable.
         .testTarget(name: "FrameGraphCLITests", dependencies: ["framegraph", "FrameGraph", "FFmpegSupport", "XNNPACKRuntime", "TestSupport"]),

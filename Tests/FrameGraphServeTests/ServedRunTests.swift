@@ -1,5 +1,6 @@
 import Foundation
 import FrameGraph
+import FrameGraphResults
 import Testing
 import TestSupport
 
@@ -150,6 +151,24 @@ struct ServedRunTests {
         #expect(stats.text.contains("\"finished\":false"))
         #expect(try Curl.fetch("\(base)/stop", ["-X", "POST"]).status == 403, "no token, no stop")
         #expect(try Curl.fetch("\(base)/nothing").status == 404)
+        #expect(run.wait() == 0)
+    }
+
+    @Test(.enabled(if: TestEnvironment.mediaPipeModel("face_detection_short_range.tflite") != nil && TestEnvironment.portraitSample != nil,
+                   "needs models/cache (tools/models/fetch_mediapipe_models.sh) and samples/media/portrait.mp4"))
+    func eventsCarryEachFramesResults() throws {
+        let folder = TestEnvironment.scratch("served-run-events")
+        let run = try ServedRun(["run", "face-detect", "--mode", "live", "--duration", "4", "--quiet", "--serve", "0",
+                                 "--output", folder.appendingPathComponent("faces.mp4").path])
+        let base = try run.base()
+        let events = try Curl.fetch("\(base)/events", ["-N"], maxTime: 2)
+        let lines = events.text.split(separator: "\n").filter { $0.hasPrefix("data: ") }.map { $0.dropFirst(6) }
+        let results = lines.filter { $0.contains("\"node\":\"faces\"") }
+        #expect(results.count >= 10, "\(lines.count) events, \(results.count) from the detector")
+        // Each is a results-file line: it decodes with the results file's own reader.
+        let decoded = results.compactMap { try? ResultsLines.decode(Data($0.utf8)) }
+        #expect(decoded.count == results.count)
+        #expect(decoded.contains { !$0.results.detections.isEmpty }, "the portrait clip shows a face")
         #expect(run.wait() == 0)
     }
 
