@@ -17,6 +17,10 @@ enum Dashboard {
             rows += "<td>\(n.droppedBusy)</td><td>\(n.droppedLate)</td><td>\(n.duplicated)</td>"
             rows += String(format: "<td>%.0f%%</td><td>%.2f</td><td>%.2f</td></tr>\n", busy, n.latency.p50, n.latency.p99)
         }
+        let models = report.nodes.compactMap { n in
+            n.modelSource.map { "<li>\(escape(n.name)): \(escape($0))\(n.modelSwaps.map { $0 > 0 ? " (swapped \($0)x)" : "" } ?? "")</li>" }
+        }
+        let modelList = models.isEmpty ? "" : "<h2>Models</h2>\n<ul id=\"models\">\n\(models.joined(separator: "\n"))\n</ul>\n"
         let picture = monitor.hasPicture
             ? "<img id=\"picture\" src=\"/picture.jpg\" alt=\"the run's output picture\" width=\"640\">"
             : "<p>This run writes no pictures.</p>"
@@ -59,7 +63,7 @@ enum Dashboard {
         </table>
         </div>
         </div>
-        <h2>Nodes</h2>
+        \(modelList)<h2>Nodes</h2>
         <table id="nodes">
         <tr><th>node</th><th>kind</th><th>in</th><th>done</th><th>out</th><th>busy drops</th><th>late</th><th>repeated</th><th>load</th><th>p50 ms</th><th>p99 ms</th></tr>
         \(rows)</table>
