@@ -81,7 +81,6 @@ public final class HTTPServer: @unchecked Sendable {
     private let inbox = Protected(Inbox())
     private let stats = Protected(Statistics())
     private let parser = HTTPRequestParser()
-    private let startTime = Date()
 
     /// What other threads hand to the loop.
     private struct Inbox {

@@ -104,7 +104,6 @@ public final class RunMonitor: @unchecked Sendable {
             pictureSignal.signal()
             pictureSignal.unlock()
             pictureExited.wait()
-            _ = pictureThread
             self.pictureThread = nil
         }
         server.stop()
