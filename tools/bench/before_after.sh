@@ -64,7 +64,11 @@ for r in $(seq "$rounds"); do
     done
     for p in portrait colorize faces label; do
       rm -f "$work"/out-*.mp4
-      t=$( { /usr/bin/time -f "%e %U %S" "$bin" run "$work/$p.fg" --quiet >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+      # bash's own time (wall, user, system seconds); a run that fails stops the benchmark.
+      if ! t=$( { TIMEFORMAT="%R %U %S"; time "$bin" run "$work/$p.fg" --quiet >/dev/null 2>"$work/err"; } 2>&1 ); then
+        echo "$side $p failed: $(tail -n 1 "$work/err")" >&2
+        exit 1
+      fi
       wall=$(echo "$t" | awk '{print $1}') cpu=$(echo "$t" | awk '{print $2 + $3}')
       echo "$r $side pipeline-wall:$p $wall"
       echo "$r $side pipeline-cpu:$p $cpu"
