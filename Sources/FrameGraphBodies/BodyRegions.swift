@@ -51,14 +51,20 @@ extension RotatedRegion {
                   width: d.box.width * w, height: d.box.height * h, rotation: rotation, shiftY: -0.5, scale: 2.6)
     }
 
-    /// The next frame's hand region from a hand's 21 landmarks (normalised): the bounds of the
-    /// points seen along the line from the wrist (0) to the mean of points 4, 6 and 8 (as MediaPipe
-    /// 0.10.21 computes it on the whole 21-point list), shifted up by a tenth, squared, enlarged 2×.
-    public init?(handLandmarks points: [Landmark], width: Int, height: Int) {
-        guard points.count >= 21 else { return nil }
+    /// The 12 of a hand's 21 landmarks MediaPipe's region is made from: the wrist, the thumb but its
+    /// tip, and each finger's knuckle and first joint.
+    public static let handRegionPoints = [0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18]
+
+    /// The next frame's hand region from a hand's 21 landmarks (normalised): the bounds of
+    /// ``handRegionPoints`` seen along the line from the wrist (0) to the mean of the middle
+    /// finger's knuckle (9) and the middle of the index and ring fingers' knuckles (5, 13), shifted
+    /// up by a tenth, squared, enlarged 2× (MediaPipe's HandLandmarksToRectCalculator).
+    public init?(handLandmarks all: [Landmark], width: Int, height: Int) {
+        guard all.count >= 21 else { return nil }
+        let points = Self.handRegionPoints.map { all[$0] }
         let w = Float(width), h = Float(height)
-        let mx = ((points[4].x + points[8].x) / 2 + points[6].x) / 2, my = ((points[4].y + points[8].y) / 2 + points[6].y) / 2
-        let rotation = Self.uprightRotation(from: (points[0].x * w, points[0].y * h), to: (mx * w, my * h))
+        let mx = ((all[5].x + all[13].x) / 2 + all[9].x) / 2, my = ((all[5].y + all[13].y) / 2 + all[9].y) / 2
+        let rotation = Self.uprightRotation(from: (all[0].x * w, all[0].y * h), to: (mx * w, my * h))
         guard let bounds = Self.turnedBounds(points, rotation: rotation, width: w, height: h) else { return nil }
         self.init(centerX: bounds.centerX, centerY: bounds.centerY, width: bounds.width, height: bounds.height,
                   rotation: rotation, shiftY: -0.1, scale: 2)
@@ -68,11 +74,12 @@ extension RotatedRegion {
     /// (MediaPipe's HandLandmarksToRectCalculator).
     static func turnedBounds(_ points: [Landmark], rotation: Float, width w: Float, height h: Float)
         -> (centerX: Float, centerY: Float, width: Float, height: Float)? {
-        var x0 = Float.infinity, y0 = Float.infinity, x1 = -Float.infinity, y1 = -Float.infinity
+        // The maxima start at the smallest positive float, as MediaPipe's do (numeric_limits::min).
+        var x0 = Float.greatestFiniteMagnitude, y0 = Float.greatestFiniteMagnitude, x1 = Float.leastNormalMagnitude, y1 = Float.leastNormalMagnitude
         for p in points { x0 = min(x0, p.x); x1 = max(x1, p.x); y0 = min(y0, p.y); y1 = max(y1, p.y) }
         let ax = (x0 + x1) / 2, ay = (y0 + y1) / 2
         let back = normalizedAngle(-rotation), cb = cos(back), sb = sin(back)
-        x0 = .infinity; y0 = .infinity; x1 = -.infinity; y1 = -.infinity
+        x0 = .greatestFiniteMagnitude; y0 = .greatestFiniteMagnitude; x1 = .leastNormalMagnitude; y1 = .leastNormalMagnitude
         for p in points {
             let ox = (p.x - ax) * w, oy = (p.y - ay) * h
             let px = ox * cb - oy * sb, py = ox * sb + oy * cb

@@ -94,8 +94,12 @@ import TestSupport
 
     @Test func aHandsRegionFollowsItsLandmarksTurn() throws {
         let upright = try #require(RotatedRegion(handLandmarks: Self.hand(turnedBy: 0), width: 640, height: 480))
-        // Upright: the wrist → (4, 6, 8) line points up… nearly: 4 is the thumb's tip, left of the index.
-        #expect(abs(upright.rotation) < 0.5)
+        // Upright: the wrist → knuckles line points straight up; the region spans the 12 points
+        // (thumb tip and finger tips left out): x −56…40, y −14…60 about (320, 240): 96 × 74 px,
+        // squared on 96 and ×2, moved up a tenth of 74 px.
+        #expect(abs(upright.rotation) < 1e-5)
+        #expect(abs(upright.side - 192) < 1e-2)
+        #expect(abs(upright.centerX - 312) < 1e-2 && abs(upright.centerY - (263 - 7.4)) < 1e-2, "\(upright)")
         for degrees: Float in [25, -60, 120] {
             let t = degrees * .pi / 180
             let r = try #require(RotatedRegion(handLandmarks: Self.hand(turnedBy: t), width: 640, height: 480))
