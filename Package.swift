@@ -127,6 +127,8 @@ let package = Package(
                           path: "samples/LabelImages"),
         .executableTarget(name: "sample-face-results", dependencies: ["FrameGraph", "FrameGraphFaces", "FrameGraphMedia"],
                           path: "samples/FaceResults"),
+        .executableTarget(name: "sample-raised-hand", dependencies: ["FrameGraph", "FrameGraphBodies", "FrameGraphMedia"],
+                          path: "samples/RaisedHand"),
 
         // libFuzzer targets (tools/fuzz/run.sh builds them with -D FUZZING -sanitize=fuzzer,address);
         // a normal build makes them replay tools: `fuzz-tflite FILE…` runs each input once.

@@ -41,7 +41,7 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         public var maxHands = 2
         /// Palms scoring below this are not tracked (min_detection_confidence).
         public var minDetectionScore: Float = 0.5
-        /// A tracked hand whose presence score falls below this is dropped (min_tracking_confidence).
+        /// A tracked hand whose presence score is not above this is dropped (min_tracking_confidence).
         public var minPresence: Float = 0.5
         /// Also detect every N frames (0: only when fewer than maxHands are tracked, as MediaPipe).
         public var detectEvery = 0
@@ -176,7 +176,7 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
             try landmarker.predict()
             landmarkRuns += 1
             let presence = landmarker.output(outputs.presence).pointer[0]
-            guard presence >= options.minPresence else { continue }
+            guard presence > options.minPresence else { continue }
             let left = landmarker.output(outputs.handedness).pointer[0]
             let values = landmarker.output(outputs.landmarks).pointer
             let raw = hand.region.project((0..<HandTopology.points).map { i in

@@ -15,9 +15,9 @@ import XNNPACKRuntime
 /// 256×256, values 0…1) reads the region and gives 39 points (the 33 landmarks, then the two
 /// alignment points of the next region), their visibility and presence, a pose-presence score
 /// and heatmaps that refine each point (MediaPipe's 7×7 weighted mean). A pose whose presence falls
-/// below ``Options/minPresence`` is dropped and looked for again. With ``Options/smoothing`` (the
-/// solution's default) points and alignment points go through MediaPipe's one-euro filters
-/// (``LandmarkSmoothing``) before the next region is made from the alignment points.
+/// below ``Options/minPresence`` is dropped and looked for again. The alignment points go through
+/// MediaPipe's one-euro filter (``LandmarkSmoothing``) before the next region is made from them;
+/// with ``Options/smoothing`` (the solution's default) the landmarks go through theirs too.
 ///
 /// Emits results: a landmark set (label "pose", topology ``PoseTopology/pose``, 33 points with
 /// visibility) and a detection (the points' bounding box, the presence score).
@@ -32,7 +32,7 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     public struct Options: Sendable {
         /// Detections scoring below this are not tracked (min_detection_confidence).
         public var minDetectionScore: Float = 0.5
-        /// A tracked pose whose presence falls below this is dropped (min_tracking_confidence).
+        /// A tracked pose whose presence is not above this is dropped (min_tracking_confidence).
         public var minPresence: Float = 0.5
         /// MediaPipe's landmark smoothing (smooth_landmarks, on by default).
         public var smoothing = true
@@ -169,7 +169,7 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         try landmarker.predict()
         landmarkRuns += 1
         let presence = landmarker.output(outputs.presence).pointer[0]
-        guard presence >= options.minPresence else {
+        guard presence > options.minPresence else {
             lose()
             return out
         }
@@ -177,12 +177,11 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         Self.refine(&all, heatmap: UnsafePointer(landmarker.output(outputs.heatmap).pointer), side: heatmapSide)
         all = region.project(all, width: w, height: h)
         var points = Array(all[0..<PoseTopology.points]), alignment = Array(all[PoseTopology.points..<(PoseTopology.points + 2)])
-        if options.smoothing {
-            // MediaPipe measures speed against the unsmoothed alignment square's side.
-            let size = RotatedRegion(poseAlignment: alignment, width: w, height: h)?.side
-            points = pointFilter.filter(points, time: input.mediaTime, width: w, height: h, objectSize: size ?? 0)
-            alignment = alignmentFilter.filter(alignment, time: input.mediaTime, width: w, height: h, objectSize: size ?? 0)
-        }
+        // MediaPipe measures speed against the unsmoothed alignment square's side, and smooths the
+        // alignment points (the next region) whether or not the landmarks are smoothed.
+        let size = RotatedRegion(poseAlignment: alignment, width: w, height: h)?.side ?? 0
+        if options.smoothing { points = pointFilter.filter(points, time: input.mediaTime, width: w, height: h, objectSize: size) }
+        alignment = alignmentFilter.filter(alignment, time: input.mediaTime, width: w, height: h, objectSize: size)
         tracked = RotatedRegion(poseAlignment: alignment, width: w, height: h)
         var results = Results(producer: name)
         results.landmarks.append(LandmarkSet(label: "pose", points: points, topology: PoseTopology.pose))

@@ -50,3 +50,19 @@ import TestSupport
         }
     }
 }
+
+/// samples/RaisedHand, built with the package, run as a user runs it.
+@Suite struct RaisedHandSampleTests {
+    @Test(.enabled(if: HandAndPoseTrackingTests.haveClip, "needs models/cache and ../shared/media/webcam"))
+    func theSampleSaysWhichHandIsRaisedOnEveryFrame() throws {
+        let clip = try #require(TestEnvironment.sharedFile("media/webcam/bird.mkv"))
+        let r = try runCommand(TestEnvironment.executable("sample-raised-hand"), [clip], in: TestEnvironment.root)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let frames = lines.filter { $0.hasPrefix("t=") }
+        #expect(frames.count == 63)
+        let states = ["nobody", "no hand raised", "left hand raised", "right hand raised", "both hands raised"]
+        #expect(frames.allSatisfy { line in states.contains { line.hasSuffix($0) } }, "\(frames.prefix(3))")
+        #expect(lines.last?.hasPrefix("63 frames, a hand raised on ") == true, "\(lines.last ?? "")")
+    }
+}
