@@ -148,14 +148,17 @@ def main():
         share = same_total / max(frames_total, 1)
         mean = statistics.mean(all_distances) if all_distances else float("nan")
         p95 = float(np.percentile(all_distances, 95)) if all_distances else float("nan")
+        median = statistics.median(all_distances) if all_distances else float("nan")
+        within = sum(d <= 0.03 for d in all_distances) / max(len(all_distances), 1)
         kind_ok = share >= 0.95 and mean <= 0.03 and (kind != "hands" or eq_total == lab_total)
         ok = ok and kind_ok
         print(f"{kind:>5} all: {frames_total} frames; same count on {100 * share:.2f} % (goal >= 95 %); mean distance "
-              f"{100 * mean:.2f} % (goal <= 3 %), 95th percentile {100 * p95:.2f} %"
+              f"{100 * mean:.2f} % (goal <= 3 %), median {100 * median:.2f} %, 95th percentile {100 * p95:.2f} %, "
+              f"{100 * within:.1f} % of paired {kind} within 3 %"
               + (f"; handedness equal on {eq_total}/{lab_total} paired hands" if kind == "hands" else "")
               + f": {'met' if kind_ok else 'NOT met'}")
         report[kind] = {"clips": per_clip, "frames": frames_total, "same_count_share": share, "mean_distance": mean,
-                        "p95_distance": p95, "handedness_equal": eq_total, "paired": lab_total, "met": kind_ok}
+                        "p95_distance": p95, "median_distance": median, "within_3_percent": within, "handedness_equal": eq_total, "paired": lab_total, "met": kind_ok}
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
