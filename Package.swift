@@ -13,7 +13,7 @@ let package = Package(
         // FrameGraphPipelines, FrameGraphModels, NeuralGraph, XNNPACKRuntime).
         .library(name: "FrameGraph", targets: ["FrameGraph", "FrameGraphResults", "SafeFiles", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                "NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport", "XNNPACKRuntime", "ModelFormats",
-                                               "ModelDeployment", "FrameGraphModels", "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling",
+                                               "ModelDeployment", "FrameGraphModels", "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphBodies", "FrameGraphLabeling",
                                                "FrameGraphMetalTensor", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphServe"]),
         .executable(name: "framegraph", targets: ["framegraph"]),
     ],
@@ -96,6 +96,9 @@ let package = Package(
                                                         "ModelDeployment", "XNNPACKRuntime", "MetalTensorImport", "CFrameGraphKernels"]),
         // Faces as MediaPipe finds them: BlazeFace detection, the 468-point face mesh, tracking.
         .target(name: "FrameGraphFaces", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "NeuralGraph", "XNNPACKRuntime"]),
+        // Hands and bodies as MediaPipe finds them: palm detection and 21 hand landmarks with handedness,
+        // pose detection and 33 pose landmarks with visibility, tracked and smoothed; their topologies.
+        .target(name: "FrameGraphBodies", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "NeuralGraph", "XNNPACKRuntime"]),
         // Image labeling as ML Kit does it: classifier metadata, labels, calibration, the labeler API.
         .target(name: "FrameGraphLabeling", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "ModelFormats", "ModelDeployment", "NeuralGraph",
                                                          "ONNXImport", "TFLiteImport", "XNNPACKRuntime", "FFmpegSupport"]),
@@ -105,7 +108,7 @@ let package = Package(
         // Pipeline description files: parser, node catalog, builder.
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                               "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphModels", "FrameGraphNetwork",
-                                                              "FrameGraphFaces", "FrameGraphLabeling", "FrameGraphMetalTensor"]),
+                                                              "FrameGraphFaces", "FrameGraphBodies", "FrameGraphLabeling", "FrameGraphMetalTensor"]),
         // Micro-benchmarks that print figures (Lab conversion …).
         .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw", "CFrameGraphKernels"]),
         // The command-line tool.
@@ -128,6 +131,8 @@ let package = Package(
                           path: "samples/LabelImages"),
         .executableTarget(name: "sample-face-results", dependencies: ["FrameGraph", "FrameGraphFaces", "FrameGraphMedia"],
                           path: "samples/FaceResults"),
+        .executableTarget(name: "sample-raised-hand", dependencies: ["FrameGraph", "FrameGraphBodies", "FrameGraphMedia"],
+                          path: "samples/RaisedHand"),
 
         // libFuzzer targets (tools/fuzz/run.sh builds them with -D FUZZING -sanitize=fuzzer,address);
         // a normal build makes them replay tools: `fuzz-tflite FILE…` runs each input once.
@@ -158,6 +163,8 @@ let package = Package(
         .testTarget(name: "FrameGraphNetworkTests", dependencies: ["FrameGraphNetwork", "FrameGraphModels", "FrameGraph", "FFmpegSupport", "FrameGraphFilters",
                                                                  "FrameGraphMedia", "NeuralGraph", "ModelFormats", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "FrameGraphFacesTests", dependencies: ["FrameGraphFaces", "FrameGraphNetwork", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "TestSupport"]),
+        .testTarget(name: "FrameGraphBodiesTests", dependencies: ["FrameGraphBodies", "FrameGraphNetwork", "FrameGraph", "FFmpegSupport", "FrameGraphMedia",
+                                                               "FrameGraphPipelines", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "FrameGraphLabelingTests", dependencies: ["FrameGraphLabeling", "FrameGraphNetwork", "FrameGraphModels", "FrameGraph", "FFmpegSupport",
                                                                   "ModelFormats", "NeuralGraph", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "FrameGraphMetalTensorTests", dependencies: ["FrameGraphMetalTensor", "FrameGraphNetwork", "MetalTensorImport", "NeuralGraph", "XNNPACKRuntime",

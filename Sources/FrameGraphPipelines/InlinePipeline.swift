@@ -69,7 +69,10 @@ public enum InlinePipeline {
                     throw fail(element.first?.column ?? 1, "expected a node type or a name, got '\(element.first?.text ?? "")'")
                 }
                 let location = PipelineDocument.Location(line: 1, column: head.column)
-                let reference = head.text.split(separator: ".", maxSplits: 1).map(String.init)
+                let reference = head.text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                guard !reference.contains(where: \.isEmpty) else {
+                    throw fail(head.column, "expected a node type, a name or NAME.PORT, got '\(head.text)'")
+                }
                 let endpoint: PipelineDocument.Endpoint
                 if element.count == 1, given.contains(reference[0]) || reference.count == 2 {
                     // A reference to a named element (and an input port).

@@ -61,7 +61,8 @@ enum QuantizedKernels {
         let (lowest, highest) = (Int32(Quantization.range(of: type).lowerBound), Int32(Quantization.range(of: type).upperBound))
         let count = y.shape.reduce(1, *)
         /// The stored integer of a real value of the input.
-        @inline(__always) func q(_ v: Float) -> Int32 { Int32((v / qx.scale).rounded()) + qx.zeroPoint }
+        let inputType = x.elementType
+        @inline(__always) func q(_ v: Float) -> Int32 { stored(v, qx, inputType) }
         @inline(__always) func real(_ k: Int32) -> Float { Float(k - qy.zeroPoint) * qy.scale }
 
         switch node.operation {
@@ -84,7 +85,7 @@ enum QuantizedKernels {
                             for iy in ys {
                                 for ix in xs {
                                     let row = src + ((b * ih + iy) * iw + ix) * c
-                                    for k in 0..<c { acc[k] += q(row[k]) }
+                                    for k in 0..<c { acc[k] &+= q(row[k]) }
                                 }
                             }
                             let dst = out + ((b * oh + oy) * ow + ox) * c
@@ -130,7 +131,8 @@ enum QuantizedKernels {
                     let inverse = 1 / (sum * qy.scale)
                     for j in 0..<last {
                         let p = table[Int(255 - most + values[j])] * inverse
-                        let k = unsigned ? Int32(p + 0.5) : Int32(p.rounded(.toNearestOrAwayFromZero)) + qy.zeroPoint
+                        let k = unsigned ? saturating(p + 0.5, rounding: .towardZero)
+                            : saturating(p, rounding: .toNearestOrAwayFromZero) &+ qy.zeroPoint
                         d[j] = real(min(max(k, lowest), highest))
                     }
                 }
@@ -181,8 +183,8 @@ enum QuantizedKernels {
                         } else {
                             let scale = qt.scale * inverse, bias = -Float(qt.zeroPoint) * scale
                             for j in 0..<inner {
-                                let stored = Int32((from[j] / qt.scale).rounded()) + qt.zeroPoint
-                                let v = Int32((Float(stored) * scale + bias).rounded(.toNearestOrAwayFromZero)) + qy.zeroPoint
+                                let k = stored(from[j], qt, type)
+                                let v = saturating(Float(k) * scale + bias, rounding: .toNearestOrAwayFromZero) &+ qy.zeroPoint
                                 to[j] = real(min(max(v, lowest), highest))
                             }
                         }
@@ -195,6 +197,23 @@ enum QuantizedKernels {
         default:
             throw ModelError.runtime(operation: label, reason: "no quantized kernel")
         }
+    }
+
+    /// The integer a quantized tensor stores for real value `v`: exact for the values its buffer
+    /// holds (they are (q − zero point) × scale); anything else (NaN, out of range) clamped into the type.
+    @inline(__always)
+    static func stored(_ v: Float, _ q: Quantization, _ type: ElementType) -> Int32 {
+        let r = (v / q.scale).rounded() + Float(q.zeroPoint)
+        let range = Quantization.range(of: type)
+        guard r.isFinite else { return r.isNaN ? q.zeroPoint : (r > 0 ? Int32(range.upperBound) : Int32(range.lowerBound)) }
+        return Int32(min(max(r, Float(range.lowerBound)), Float(range.upperBound)))
+    }
+
+    /// `x` rounded to an integer, saturated to ±2³⁰ (NaN → 0): the kernels clamp it to their type after.
+    @inline(__always)
+    static func saturating(_ x: Float, rounding rule: FloatingPointRoundingRule) -> Int32 {
+        guard !x.isNaN else { return 0 }
+        return Int32(min(max(x.rounded(rule), -0x1p30), 0x1p30))
     }
 
     /// The clamp of a fused activation in output integers (LiteRT's CalculateActivationRangeQuantized).
@@ -241,7 +260,7 @@ enum QuantizedKernels {
         case .same: (top, left) = (totalH / 2, totalW / 2)
         case .valid: (top, left) = (0, 0)
         }
-        let zy = qy.zeroPoint
+        let zy = qy.zeroPoint, inputType = x.elementType
         return {
             var acc = [Int32](repeating: 0, count: oh * ow * oc)
             for b in 0..<n {
@@ -249,7 +268,7 @@ enum QuantizedKernels {
                 for iy in 0..<ih {
                     for ix in 0..<iw {
                         let row = src + ((b * ih + iy) * iw + ix) * ic
-                        let xs = (0..<ic).map { Int32((row[$0] / qx.scale).rounded()) }  // x − input zero point
+                        let xs = (0..<ic).map { stored(row[$0], qx, inputType) - qx.zeroPoint }
                         for ky in 0..<kh {
                             let oy = iy * p.strideH - top + ky
                             guard oy >= 0, oy < oh else { continue }
@@ -271,8 +290,9 @@ enum QuantizedKernels {
                 for i in 0..<(oh * ow) {
                     for c in 0..<oc {
                         var v = Float(acc[i * oc + c]) * scales[c]
+                        if v.isNaN { v = 0 }
                         v = min(max(v, Float(minimum - zy)), Float(maximum - zy))
-                        let k = Int32(v.rounded(.toNearestOrEven)) + zy
+                        let k = saturating(v, rounding: .toNearestOrEven) &+ zy
                         dst[i * oc + c] = Float(k - zy) * qy.scale
                     }
                 }

@@ -59,6 +59,7 @@ final class XNNPACKStage {
     /// not one of XNNPACK's, or XNNPACK refused the definition (its status and the value or node).
     static func definitionProblem(_ node: NeuralNode, in graph: NeuralGraph, constants: [Int: ConstantStorage]) -> String? {
         guard supports(node, in: graph) else { return "not an XNNPACK operation with these settings" }
+        if let problem = quantizedScaleProblem(node, in: graph) { return problem }
         _ = XNNPACKLibrary.initialized
         var subgraph: xnn_subgraph_t?
         guard xnn_create_subgraph(0, 0, &subgraph) == xnn_status_success else { return "XNNPACK could not create a subgraph" }
@@ -76,6 +77,45 @@ final class XNNPACKStage {
             return nil
         } catch {
             return "\(error)"
+        }
+    }
+
+    /// Where a quantized operation's scales fall outside what this XNNPACK's integer kernels take
+    /// (it asserts instead of refusing them when it creates the operator): a convolution's or fully
+    /// connected layer's input × weight / output scale in [2⁻³², 256), an addition's input / output
+    /// scales in [2⁻¹⁰, 2⁸), a multiplication's product / output scale in [2⁻¹⁶, 2⁸), a mean's or
+    /// average pooling's input / (output × window) scale in [2⁻³², 256). Nil when they fit, or when
+    /// the operation is not quantized.
+    static func quantizedScaleProblem(_ node: NeuralNode, in graph: NeuralGraph) -> String? {
+        func q(_ k: Int, outputs: Bool = false) -> Quantization? {
+            let list = outputs ? node.outputs : node.inputs
+            return k < list.count && list[k] >= 0 ? graph.tensors[list[k]].quantization : nil
+        }
+        guard let y = q(0, outputs: true), let x = q(0) else { return nil }
+        func within(_ value: Float, _ low: Float, _ high: Float, _ what: String) -> String? {
+            value >= low && value < high ? nil : "\(what) \(value) is outside this XNNPACK's integer range [\(low), \(high))"
+        }
+        switch node.operation {
+        case .conv2d, .depthwiseConv2d, .transposeConv2d, .fullyConnected:
+            guard let w = q(1) else { return nil }
+            for s in w.scales {
+                if let p = within(x.scale * s / y.scale, 0x1p-32, 256, "requantization scale") { return p }
+            }
+            return nil
+        case .add, .subtract:
+            guard let b = q(1) else { return nil }
+            return within(x.scale / y.scale, 0x1p-10, 0x1p8, "input / output scale") ?? within(b.scale / y.scale, 0x1p-10, 0x1p8, "input / output scale")
+        case .multiply:
+            guard let b = q(1) else { return nil }
+            return within(x.scale * b.scale / y.scale, 0x1p-16, 0x1p8, "product / output scale")
+        case .mean:
+            let shape = graph.tensors[node.inputs[0]].shape
+            let window = shape.count == 4 ? Float(shape[1] * shape[2]) : 1
+            return within(x.scale / (y.scale * window), 0x1p-32, 256, "input / (output × window) scale")
+        case .averagePool2d(let p):
+            return within(x.scale / (y.scale * Float(p.filterH * p.filterW)), 0x1p-32, 256, "input / (output × window) scale")
+        default:
+            return nil
         }
     }
 

@@ -36,6 +36,9 @@ struct QuantizedParityTests {
                 // The reference feeds uint8 inputs the bytes, int8 inputs byte − 128.
                 let shift = info.elementType == .int8 ? 128 : 0
                 for i in 0..<input.count { input.pointer[i] = Float(Int32(bytes[i]) - Int32(shift) - q.zeroPoint) * q.scale }
+            } else if let (scale, offset) = c.inputScaleOffset {
+                // As the reference fed it (reference.json: value = byte × scale + offset, in float32).
+                for i in 0..<input.count { input.pointer[i] = Float(bytes[i]) * scale + offset }
             } else {
                 let (mean, std) = try #require(QuantizedReferences.normalization(of: model), "\(model): no input normalisation in the manifest")
                 for i in 0..<input.count { input.pointer[i] = (Float(bytes[i]) - mean) / std }
@@ -86,7 +89,7 @@ enum QuantizedReferences {
     enum Kind { case fullInteger, betweenPaths, float }
 
     struct Output { let name: String, file: String, rows: Int, validRows: Int? }
-    struct Case { let directory: String, outputs: [Output] }
+    struct Case { let directory: String, outputs: [Output], inputScaleOffset: (Float, Float)? }
 
     static var manifest: [String: Any] {
         guard let data = FileManager.default.contents(atPath: directory + "/manifest.json"),
@@ -134,10 +137,12 @@ enum QuantizedReferences {
             guard let data = FileManager.default.contents(atPath: d + "/reference.json"),
                   let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
                   let outputs = json["outputs"] as? [[String: Any]] else { return nil }
+            let input = (json["inputs"] as? [[String: Any]])?.first
+            let scaleOffset = (input?["scale"] as? Double).flatMap { s in (input?["offset"] as? Double).map { (Float(s), Float($0)) } }
             return Case(directory: d, outputs: outputs.compactMap { o in
                 guard let name = o["name"] as? String, let file = o["f32"] as? String, let shape = o["shape"] as? [Int] else { return nil }
                 return Output(name: name, file: file, rows: shape.count >= 2 ? shape[1] : 1, validRows: o["valid_rows"] as? Int)
-            })
+            }, inputScaleOffset: scaleOffset)
         }
     }
 

@@ -180,8 +180,8 @@ def run_block(block: Block, inputs: Inputs, keep: bool) -> tuple[str, str]:
     shared = ROOT.parent / "shared"
     if "camera" in block.needs:
         return "SKIP", "needs a camera"
-    if "shared" in block.needs and not shared.is_dir():
-        return "SKIP", f"needs {shared} (absent)"
+    if "shared" in block.needs and not all((shared / part).is_dir() for part in ("models", "media")):
+        return "SKIP", f"needs {shared}/models and {shared}/media (absent)"
     tmp = Path(tempfile.mkdtemp(prefix="fg-docblock-", dir=inputs.base))
     work = tmp / "work"
     work.mkdir()

@@ -1,13 +1,25 @@
 #!/usr/bin/env python3
 """Make FrameGraph's quantized / fp16 / bundled / SSD test models with the standard converters.
 
+  tools/quantized/ensure.sh                                     # setup.sh, then this; a no-op when current
   tools/quantized/setup.sh                                      # .venv-quant (TensorFlow, onnxruntime, …)
-  .venv-quant/bin/python tools/quantized/make_models.py         # everything (about 70 s on 2 cores)
+  .venv-quant/bin/python tools/quantized/make_models.py         # everything (about 80 s on 2 cores)
+  .venv-quant/bin/python tools/quantized/make_models.py --force # even when the stamp says it is current
   .venv-quant/bin/python tools/quantized/make_models.py --only opzoo ssd task
 
-Writes models/cache/quantized/ (git-ignored): the models, manifest.json (for each model: how it was
-made, SHA-256, inputs/outputs with their quantization, operator counts, what LiteRT delegates to
-XNNPACK) and reference/MODEL/PHOTO/ (reference.py's outputs on BSDS500 val photos).
+Writes models/cache/quantized/ (git-ignored; FRAMEGRAPH_QUANT_OUT: another folder): the models,
+manifest.json (for each model: how it was made, SHA-256, inputs/outputs with their quantization,
+operator counts, what LiteRT delegates to XNNPACK; the photos used; the stamp) and
+reference/MODEL/PHOTO/ (reference.py's outputs on the first 8 val photos).
+
+Photos: BSDS500 (../shared/data/bsds500: the first 100 train photos by name for calibration, val
+for the references) when present, else frames of samples/media/portrait.mp4 (tools/make-samples.sh):
+100 "train" and 8 "val" frames spread over the clip (qcommon.images).
+FRAMEGRAPH_QUANT_PHOTOS=samples forces the frames (what a clone without ../shared gets).
+
+A full run ends by writing a stamp into manifest.json: the SHA-256 of make_models.py, qcommon.py,
+reference.py, requirements.txt, the photos (source and bytes) and the source models. A later full
+run with the same stamp, every model and reference there, does nothing (~0.2 s).
 
 Groups (--only):
   mobilenet  MobileNetV2 1.0/224 (Keras, random weights made meaningful, below): TFLiteConverter
@@ -55,9 +67,9 @@ import qcommon as qc  # noqa: E402
 import reference as ref  # noqa: E402
 
 SEED = 41
-N_CALIB = 100        # calibration photos (BSDS500 train, sorted)
+N_CALIB = 100        # calibration photos (BSDS500 train, sorted; else sample frames)
 N_BN = 32            # photos for the BatchNorm statistics
-REF_PHOTOS = 2       # reference outputs on this many BSDS500 val photos per model
+REF_PHOTOS = 8       # reference outputs on this many val photos per model (BSDS500 val, else sample frames)
 MANIFEST_MODELS: dict = {}
 TIMINGS: dict = {}
 
@@ -501,12 +513,23 @@ def save_manifest(partial: bool = False) -> None:
     versions = {p: md.version(p) for p in ("tensorflow-cpu", "keras", "onnx", "onnxruntime", "onnxconverter-common",
                                             "ai-edge-litert", "numpy", "pillow", "tflite", "flatbuffers")}
     doc = {"generator": "tools/quantized/make_models.py", "seed": SEED, "versions": versions,
-           "calibration": CALIB_SOURCE, "timings_s": {**old.get("timings_s", {}), **TIMINGS},
-           "models": dict(sorted(models.items()))}
+           "photos": PHOTOS, "calibration": CALIB_SOURCE, "timings_s": {**old.get("timings_s", {}), **TIMINGS},
+           **({"stamp": STAMP} if STAMP else {}), "models": dict(sorted(models.items()))}
     qc.write_atomically(qc.MANIFEST, (json.dumps(doc, indent=1) + "\n").encode())
 
 
 CALIB_SOURCE: dict = {}
+PHOTOS: dict = {}   # where the photos came from: source (bsds500 | samples), calibration, references
+STAMP: dict = {}    # stamp() of the inputs, written when a full run ends
+
+
+def calibration_photos(size: int) -> tuple[np.ndarray, str]:
+    """The first N_CALIB train photos (BSDS500 train, else sample frames) at size×size, recorded in the manifest."""
+    imgs, desc = qc.images("train", N_CALIB)
+    src = f"{desc}, centre square, bilinear to {size}"
+    CALIB_SOURCE[str(size)] = src
+    PHOTOS["calibration"] = desc
+    return np.stack([qc.center_square(img, size) for _, img in imgs]), src
 
 
 def save_tflite(name: str, data: bytes) -> None:
@@ -520,8 +543,7 @@ def save_tflite(name: str, data: bytes) -> None:
 def make_mobilenet() -> None:
     tf, keras = tf_init()
     rng = np.random.default_rng(SEED)
-    x_u8, src = qc.photos(224, N_CALIB)
-    CALIB_SOURCE["224"] = src
+    x_u8, src = calibration_photos(224)
     x = signed(x_u8)
     base = keras.applications.MobileNetV2(input_shape=(224, 224, 3), alpha=1.0, weights=None, classifier_activation=None)
     model = keras.Model(base.inputs, keras.layers.Softmax(name="probabilities")(base.outputs[0]), name="mobilenetv2_1.00_224")
@@ -600,8 +622,7 @@ def opzoo_model(keras):
 def make_opzoo() -> None:
     tf, keras = tf_init()
     rng = np.random.default_rng(SEED + 1)
-    x_u8, src = qc.photos(64, N_CALIB)
-    CALIB_SOURCE["64"] = src
+    x_u8, src = calibration_photos(64)
     x = signed(x_u8)
     model = opzoo_model(keras)
     calibrate_batchnorm(model, x[:N_BN], rng)
@@ -633,8 +654,7 @@ def make_onnx() -> None:
     m = onnx.load(src_path)
     meta = {p.key: p.value for p in m.metadata_props}
     mean, std = float(meta["normalization_mean"]), float(meta["normalization_std"])
-    x_u8, src = qc.photos(224, N_CALIB)
-    CALIB_SOURCE["224"] = src
+    x_u8, src = calibration_photos(224)
     x = ((x_u8.astype(np.float32) - mean) / std).astype(np.float32)   # NHWC, as the model takes it
     in_name = m.graph.input[0].name
     norm = {"mean": mean, "std": std, "note": "from the source model's metadata_props (kept in the quantized models)"}
@@ -828,8 +848,7 @@ def ssd_model(keras):
 def make_ssd() -> None:
     tf, keras = tf_init()
     rng = np.random.default_rng(SEED + 2)
-    x_u8, src = qc.photos(SSD_SIZE, N_CALIB)
-    CALIB_SOURCE[str(SSD_SIZE)] = src
+    x_u8, src = calibration_photos(SSD_SIZE)
     x = signed(x_u8)
     model = ssd_model(keras)
     calibrate_batchnorm(model, x[:N_BN], rng)
@@ -1004,12 +1023,12 @@ def append_postprocess(model_bytes: bytes, anchors: np.ndarray, options: dict) -
 # ----------------------------------------------------------------------------------------------
 
 def make_references(files: list[str]) -> None:
-    """reference/MODEL/PHOTO/: input.rgb (the model's size, centre square) and reference.py's outputs."""
-    from PIL import Image
-    val = qc.photo_files("val")[:REF_PHOTOS]
-    if not val:
-        print("  (no BSDS500 val photos: no reference outputs)")
-        return
+    """reference/MODEL/PHOTO/: input.rgb (the model's size, centre square) and reference.py's outputs,
+    for the first REF_PHOTOS val photos (BSDS500 val, else frames of the sample clip)."""
+    import shutil
+    val, desc = qc.images("val", REF_PHOTOS)
+    PHOTOS["references"] = desc
+    PHOTOS["reference_inputs"] = [stem for stem, _ in val]
     for file in files:
         path = os.path.join(qc.OUT, file)
         targets = [(file, path, None)]
@@ -1019,22 +1038,73 @@ def make_references(files: list[str]) -> None:
             with zipfile.ZipFile(path) as z:
                 targets = [(f"{file}#{m[:-7]}", path, m) for m in z.namelist() if m.endswith(".tflite")]
         for label, p, member in targets:
+            model_dir = os.path.join(qc.OUT, "reference", qc.safe_name(label))
+            # inputs of an earlier run that this one does not have (other photos): gone
+            for old in (os.listdir(model_dir) if os.path.isdir(model_dir) else []):
+                if old not in {stem for stem, _ in val}:
+                    shutil.rmtree(os.path.join(model_dir, old))
             with tempfile.TemporaryDirectory() as tmp:
                 mp = ref.extract_part(p, member, tmp) if member else p
                 runner = ref.Runner(mp, 1, False)
                 h, w, _ = ref.image_hw(runner.inputs()[0])
-                for photo in val:
-                    stem = os.path.splitext(os.path.basename(photo))[0]
-                    out_dir = os.path.join(qc.OUT, "reference", qc.safe_name(label), stem)
-                    rgb = qc.center_square(Image.open(photo), h).tobytes()
+                for stem, img in val:
+                    out_dir = os.path.join(model_dir, stem)
+                    rgb = qc.center_square(img, h).tobytes()
                     qc.write_atomically(os.path.join(out_dir, "input.rgb"), rgb)
                     rep = ref.reference(mp, rgb, out_dir)
                     bad = [o["name"] for o in rep["outputs"] if o.get("valid_non_finite", o["non_finite"])]
                     if bad:
-                        raise SystemExit(f"{label}: non-finite outputs {bad} on {photo}")
-                    summary = ", ".join(f"{o['name']}{o['shape']} " + (f"{o['valid_min']:.3g}…{o['valid_max']:.3g} (first {o['valid_rows']})"
+                        raise SystemExit(f"{label}: non-finite outputs {bad} on {stem}")
+                    summary = ", ".join(f"{o['name']}{o['shape']} " + (("(no rows)" if not o["valid_rows"] else
+                                        f"{o['valid_min']:.3g}…{o['valid_max']:.3g} (first {o['valid_rows']})")
                                         if "valid_rows" in o else f"{o['min']:.3g}…{o['max']:.3g}") for o in rep["outputs"])
                     print(f"  reference {label} {stem}: {summary}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Up to date? A stamp of everything the output depends on
+# ----------------------------------------------------------------------------------------------
+
+STAMP_FILES = ("make_models.py", "qcommon.py", "reference.py", "requirements.txt")
+SOURCE_MODELS = ("efficientnet_lite0.onnx", "face_detection_short_range.tflite", "face_landmark.tflite")
+
+
+def stamp() -> dict:
+    """What the models and references are made from: this generator's code and pins, the photos
+    (source and bytes) and the source models in models/cache. Equal stamps, equal output (the run
+    is deterministic). Cheap: hashes files, decodes nothing (~0.1 s)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    parts = {f"tools/quantized/{f}": qc.sha256(os.path.join(here, f)) for f in STAMP_FILES}
+    for m in SOURCE_MODELS:
+        p = os.path.join(qc.CACHE, m)
+        parts[f"models/cache/{m}"] = qc.sha256(p) if os.path.exists(p) else None
+    parts["photos"] = qc.photo_fingerprint({"train": N_CALIB, "val": REF_PHOTOS})
+    parts["reference_photos"] = REF_PHOTOS
+    h = __import__("hashlib").sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+    return {"sha256": h, "of": parts}
+
+
+def up_to_date(current: dict) -> str | None:
+    """Why the folder must be remade, or None when the manifest's stamp is current and every model
+    and reference it lists is there."""
+    if not os.path.exists(qc.MANIFEST):
+        return "no manifest"
+    m = qc.load_manifest()
+    if not m.get("stamp"):
+        return "the manifest has no stamp (an older make_models.py, or an unfinished or partial run)"
+    if m["stamp"].get("sha256") != current["sha256"]:
+        old = m["stamp"].get("of", {})
+        return "changed: " + ", ".join(k for k in current["of"] if old.get(k) != current["of"][k])
+    for f, e in m.get("models", {}).items():
+        p = os.path.join(qc.OUT, f)
+        if not os.path.exists(p) or os.path.getsize(p) != e["bytes"]:
+            return f"{f} missing or not the size the manifest says"
+    stems = (m.get("photos") or {}).get("reference_inputs", [])
+    ref_dir = os.path.join(qc.OUT, "reference")
+    for label in (os.listdir(ref_dir) if os.path.isdir(ref_dir) else [None]):
+        if label is None or any(not os.path.exists(os.path.join(ref_dir, label, s, "reference.json")) for s in stems):
+            return "references incomplete"
+    return None
 
 
 GROUPS = {"mobilenet": make_mobilenet, "opzoo": make_opzoo, "onnx": make_onnx, "task": make_task, "ssd": make_ssd}
@@ -1044,8 +1114,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", nargs="+", choices=sorted(GROUPS), help="make only these groups")
     ap.add_argument("--no-references", action="store_true")
+    ap.add_argument("--force", action="store_true", help="remake everything even when the manifest's stamp is current")
     a = ap.parse_args()
+    t_start = time.time()
+    current = stamp()
+    full = not a.only and not a.no_references
+    if full and not a.force:
+        why = up_to_date(current)
+        if why is None:
+            print(f"{os.path.relpath(qc.OUT, qc.REPO)}: up to date (stamp {current['sha256'][:12]}, "
+                  f"photos: {current['of']['photos']['source']}); --force remakes it")
+            return
+        print(f"making {os.path.relpath(qc.OUT, qc.REPO)} ({why})", flush=True)
     os.makedirs(qc.OUT, exist_ok=True)
+    old_stamp = qc.load_manifest().get("stamp")
+    # A partial run keeps a stamp that is still current (same inputs, same bytes); anything else
+    # leaves none until a full run ends, so that an interrupted run is never taken as done.
+    STAMP.update(old_stamp if old_stamp and old_stamp.get("sha256") == current["sha256"] and not full else {})
+    PHOTOS.update({k: v for k, v in qc.load_manifest().get("photos", {}).items() if not full})
+    PHOTOS["source"] = current["of"]["photos"]["source"]
+    save_manifest()
     groups = a.only or list(GROUPS)
     for g in groups:
         t0 = time.time()
@@ -1058,6 +1146,9 @@ def main() -> None:
         t0 = time.time()
         make_references(made)
         TIMINGS["references"] = round(time.time() - t0, 1)
+    if full:
+        TIMINGS["full run"] = round(time.time() - t_start, 1)
+        STAMP.update(current)
     save_manifest()
     print(f"manifest: {os.path.relpath(qc.MANIFEST, qc.REPO)}")
     for f in made:

@@ -15,8 +15,8 @@ Input, one of:
                     tensor's own scale and zero point then give the value); for a float input
                     value = byte × scale + offset, with scale/offset from --scale/--offset, else
                     from the manifest (models/cache/quantized/manifest.json: input_normalization),
-                    else from ONNX metadata_props normalization_mean/std (value = (byte − mean)/std),
-                    else byte/255.
+                    else from the model's own metadata (ONNX metadata_props normalization_mean/std,
+                    TFLite metadata NormalizationOptions; value = (byte − mean)/std), else byte/255.
   --input-f32 FILE  the input tensor itself as raw little-endian float32 (quantized inputs are
                     quantized with the tensor's scale/zero point, round half away from zero, clamped).
   --photo JPG       a photo, centre square resized to the input size (bilinear), then as --input-rgb;
@@ -28,7 +28,8 @@ is not float32, NAME.raw (the stored values: int8/uint8/int32/int64/float16 byte
 safe for a file name as framegraph does (every character but letters, digits, '._-' → '_');
 reference.json lists the runtime, inputs and outputs (shape, dtype, quantization, file names,
 min/max/mean, non-finite count). ONNX 4-D outputs are written as the runtime gives them (NCHW);
-reference.json says so ("layout").
+reference.json says so ("layout"). TFLite_Detection_PostProcess's rows past num_detections (which
+LiteRT's fast NMS leaves unwritten) are written as zeros; reference.json gives num_detections.
 
 --bench N: N timed invocations (after 3 warm-up ones) on --threads threads (default 1), optionally
 pinned to --cpu K; prints the median and the minimum in ms (set input, invoke, read outputs: one
@@ -178,7 +179,8 @@ def feed_from_rgb(rgb: bytes, d: dict, path: str, scale: float | None, offset: f
         x, how = (b.astype(np.int16) - 128).astype(np.int8), "byte − 128 as the int8 tensor"
     else:
         if scale is None:
-            norm = manifest_normalization(path) or (onnx_normalization(path) if path.endswith(".onnx") else None)
+            norm = manifest_normalization(path) or (onnx_normalization(path) if path.endswith(".onnx")
+                                                    else qc.tflite_metadata_normalization(path))
             if norm:
                 scale, offset = 1.0 / norm[1], -norm[0] / norm[1]
             else:
@@ -188,7 +190,10 @@ def feed_from_rgb(rgb: bytes, d: dict, path: str, scale: float | None, offset: f
         how = f"byte × {scale!r} + {offset!r}"
     if nchw:
         x = np.ascontiguousarray(x.transpose(0, 3, 1, 2))
-    return x, {"from": "rgb", "how": how}
+    feed = {"from": "rgb", "how": how}
+    if d["dtype"] not in ("uint8", "int8"):
+        feed.update(scale=float(scale), offset=float(offset))   # value = byte × scale + offset
+    return x, feed
 
 
 def feed_from_f32(raw: bytes, d: dict) -> tuple[np.ndarray, dict]:
@@ -214,6 +219,14 @@ def stats(a: np.ndarray) -> dict:
 
 def write_outputs(runner: Runner, arrays: list[np.ndarray], out_dir: str, extra: dict) -> dict:
     os.makedirs(out_dir, exist_ok=True)
+    detections = _detections(arrays)
+    if detections is not None:
+        # Rows past num_detections hold whatever LiteRT's buffers held (its fast NMS does not
+        # write them): zeros here, so that the same model and input give the same bytes.
+        arrays = [a.copy() for a in arrays]
+        for a in arrays:
+            if a.ndim >= 2 and a.shape[1] >= detections:
+                a[:, detections:] = 0
     outs = []
     for d, a in zip(runner.outputs(), arrays):
         name = qc.safe_name(d["name"])
@@ -227,16 +240,15 @@ def write_outputs(runner: Runner, arrays: list[np.ndarray], out_dir: str, extra:
             qc.write_atomically(os.path.join(out_dir, f"{name}.raw"), np.ascontiguousarray(a).tobytes())
             entry["raw"] = f"{name}.raw"
         outs.append(entry)
-    detections = _detections(arrays)
     if detections is not None:
         # TFLite_Detection_PostProcess: only the first num_detections rows are written (LiteRT's
-        # fast NMS leaves the rest of its output buffers as they were: arbitrary values).
+        # fast NMS leaves the rest of its output buffers as they were: zeroed above).
         for entry, a in zip(outs, arrays):
             if a.ndim >= 2 and a.shape[1] >= detections:
                 entry["valid_rows"] = detections
                 entry.update({f"valid_{k}": v for k, v in stats(a[:, :detections].astype(np.float32)).items()})
         extra = {**extra, "num_detections": detections,
-                 "note": "rows past num_detections are not written by the op: compare only the first num_detections"}
+                 "note": "rows past num_detections are not written by the op (written here as zeros): compare only the first num_detections"}
     report = {"model": os.path.relpath(runner.path, qc.REPO) if runner.path.startswith(qc.REPO) else runner.path,
               "model_sha256": qc.sha256(runner.path), **runner.runtime, **extra, "outputs": outs}
     qc.write_atomically(os.path.join(out_dir, "reference.json"), (json.dumps(report, indent=1) + "\n").encode())

@@ -4,8 +4,8 @@
   .venv-quant/bin/python tools/quantized/verify.py [--photos 20] [--bench 30] [MODEL ...]
 
 For every model in manifest.json (a .task: each .tflite part; the deflated bundle is only checked
-to be refused by a stored-only reader): runs it on the first N BSDS500 val photos (centre square at
-the model's size; bytes as reference.py feeds them) and reports
+to be refused by a stored-only reader): runs it on the first N val photos (BSDS500 val, else frames of
+the sample clip, as make_models.py; centre square at the model's size; bytes as reference.py feeds them) and reports
   - that every output is finite (for TFLite_Detection_PostProcess: its first num_detections rows);
   - LiteRT with its default XNNPACK delegate against LiteRT's builtin kernels alone
     (BUILTIN_WITHOUT_DEFAULT_DELEGATES): the largest difference, in quantization steps for a
@@ -47,11 +47,10 @@ def onnx_runner(path: str, optimize: bool) -> ref.Runner:
     return r
 
 
-def feeds(runner: ref.Runner, path: str, photos: list[str]) -> list[np.ndarray]:
-    from PIL import Image
+def feeds(runner: ref.Runner, path: str, photos: list) -> list[np.ndarray]:
     d = runner.inputs()[0]
     h, _, _ = ref.image_hw(d)
-    return [ref.feed_from_rgb(qc.center_square(Image.open(p), h).tobytes(), d, path, None, None)[0] for p in photos]
+    return [ref.feed_from_rgb(qc.center_square(img, h).tobytes(), d, path, None, None)[0] for _, img in photos]
 
 
 def compare(a_runs, b_runs, outputs) -> dict:
@@ -134,9 +133,8 @@ def main() -> None:
     ap.add_argument("--bench", type=int, default=0)
     a = ap.parse_args()
     manifest = qc.load_manifest()["models"]
-    photos = qc.photo_files("val")[:a.photos]
-    if not photos:
-        raise SystemExit("verify.py: needs ../shared/data/bsds500/val")
+    photos, desc = qc.images("val", a.photos)
+    print(f"photos: {desc}", flush=True)
     results = []
     names = a.models or list(manifest)
     with tempfile.TemporaryDirectory() as tmp:
@@ -173,7 +171,7 @@ def main() -> None:
                 xs = f" [XNNPACK {xn['delegated_nodes']}/{xn['model_nodes']} nodes, not: {xn['not_delegated'] or '—'}]" if xn else ""
                 print(f"{label}: finite {r['finite']}{xs}; {r['pair']}: {diffs}{extra}", flush=True)
     qc.write_atomically(os.path.join(qc.OUT, "verify.json"),
-                        (json.dumps({"photos": [os.path.basename(p) for p in photos], "results": results}, indent=1) + "\n").encode())
+                        (json.dumps({"photos": [stem for stem, _ in photos], "photo_source": desc, "results": results}, indent=1) + "\n").encode())
 
 
 if __name__ == "__main__":
