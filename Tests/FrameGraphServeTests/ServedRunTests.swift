@@ -103,7 +103,10 @@ struct ServedRunTests {
         }
         #expect((json["framesIn"] as? Int) == 75)
         #expect(try #require(json["droppedBusy"] as? Int) > 0, "a 50 ms node at 30 fps drops while busy")
-        #expect(sampleValue(text, "framegraph_presentation_delay_seconds") == (json["presentationDelayMs"] as? Double ?? -1) / 1000)
+        // Seconds in the exposition, milliseconds in the file: equal to float64's last digit (ms / 1000 rounds).
+        let delay = try #require(sampleValue(text, "framegraph_presentation_delay_seconds"))
+        let delayMs = try #require(json["presentationDelayMs"] as? Double)
+        #expect(abs(delay - delayMs / 1000) <= 1e-12 * max(1, abs(delay)), "\(delay) s against \(delayMs) ms")
         let e2e = try #require(json["endToEnd"] as? [String: Any])
         #expect(sampleValue(text, "framegraph_end_to_end_latency_seconds_count") == e2e["count"] as? Double)
         for node in try #require(json["nodes"] as? [[String: Any]]) {
