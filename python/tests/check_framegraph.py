@@ -126,4 +126,10 @@ except KeyboardInterrupt:
     pass
 interrupted = playable_frames(SCRATCH / "interrupted.mp4")
 check(seen > 0 and interrupted > 0, f"Ctrl-C after {seen} items: interrupted.mp4 plays, {interrupted} frames; run closed: {run._handle is None}")
+# The sample in samples/python runs as its docstring says.
+sample = subprocess.run([sys.executable, str(ROOT / "samples/python/faces.py"), SAMPLE, str(SCRATCH / "sample.mp4")], capture_output=True,
+                        text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "python")}, cwd=str(ROOT))
+last = sample.stdout.strip().splitlines()[-1] if sample.stdout.strip() else ""
+check(sample.returncode == 0 and last.startswith("300 frames, 300 out") and playable_frames(SCRATCH / "sample.mp4") == 300,
+      f"samples/python/faces.py: {last or sample.stderr.strip()[-300:]}")
 print("all python checks passed")
