@@ -35,8 +35,8 @@ final class ItemQueue: @unchecked Sendable {
     private var producerEnded: [Bool]
     private var closed = false
     private var ended = false
-    private(set) var dropped = 0
-    private(set) var delivered = 0
+    private var dropped = 0
+    private var delivered = 0
     /// Whether the frames keep their pixels (false: results only).
     let keepFrames: Bool
 
@@ -130,6 +130,13 @@ final class ItemQueue: @unchecked Sendable {
         delivered += 1
         condition.broadcast()
         return .item(item)
+    }
+
+    /// Items handed to the reader, and items dropped because it was behind (live), so far.
+    var counts: (delivered: Int, dropped: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (delivered, dropped)
     }
 
     /// Offline: moves every pending frame whose results are all in (in order) to the ready items.

@@ -98,7 +98,8 @@ final class RunSession: @unchecked Sendable {
     func statsJSON() throws -> String {
         let report = hasEnded ? (outcome.withLock { $0.report } ?? runner.report()) : runner.report()
         var object = try JSONSerialization.jsonObject(with: try report.json()) as? [String: Any] ?? [:]
-        object["program"] = ["itemsDelivered": queue.delivered, "itemsDropped": queue.dropped, "ended": hasEnded]
+        let counts = queue.counts
+        object["program"] = ["itemsDelivered": counts.delivered, "itemsDropped": counts.dropped, "ended": hasEnded]
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 }

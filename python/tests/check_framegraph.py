@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -126,6 +127,18 @@ except KeyboardInterrupt:
     pass
 interrupted = playable_frames(SCRATCH / "interrupted.mp4")
 check(seen > 0 and interrupted > 0, f"Ctrl-C after {seen} items: interrupted.mp4 plays, {interrupted} frames; run closed: {run._handle is None}")
+# Live, a reader slower than the output clock loses the oldest items (counted), never holds the run.
+with fg.run(PIPELINE, input=SAMPLE, mode="live", queue=1, frames=False) as run:
+    slow = []
+    for item in run:
+        slow.append(item.index)
+        time.sleep(0.2)  # 5 items a second against 30 a second
+        if len(slow) == 5:
+            break
+    live_stats = run.stats
+dropped = live_stats["program"]["itemsDropped"]
+check(dropped > 0 and slow == sorted(slow) and slow[-1] - slow[0] > 4, f"live, a slow reader: items {slow}, {dropped} dropped")
+
 # The sample in samples/python runs as its docstring says.
 sample = subprocess.run([sys.executable, str(ROOT / "samples/python/faces.py"), SAMPLE, str(SCRATCH / "sample.mp4")], capture_output=True,
                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "python")}, cwd=str(ROOT))
