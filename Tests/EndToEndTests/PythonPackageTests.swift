@@ -22,4 +22,16 @@ import TestSupport
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(r.stdout.contains("all python checks passed"), "\(r.stdout)\n\(r.stderr)")
     }
+
+    /// A camera from Python: portrait-segment.fg on the emulated V4L2 camera (tools/fake-camera.sh), live.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: python), "needs the tools venv (.venv-tools with numpy)"),
+          .enabled(if: TestEnvironment.portraitSample != nil, "needs samples/media/portrait.mp4 (tools/make-samples.sh)"))
+    func aCameraRunsLiveFromPython() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.library), "build the library: swift build -c release (product FrameGraphC)")
+        let scratch = TestEnvironment.scratch("python-camera")
+        let r = try runCommand("tools/fake-camera.sh", ["samples/media/portrait.mp4", "--seconds", "3", "--", Self.python,
+                                                        "python/tests/check_camera.py", scratch.path],
+                               environment: ["FRAMEGRAPH_LIB": Self.library], timeout: 300)
+        #expect(r.status == 0 && r.stdout.contains("ok: camera, live"), "\(r.stdout)\n\(r.stderr)")
+    }
 }
