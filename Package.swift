@@ -13,8 +13,8 @@ let package = Package(
         // FrameGraphPipelines, FrameGraphModels, NeuralGraph, XNNPACKRuntime).
         .library(name: "FrameGraph", targets: ["FrameGraph", "FrameGraphResults", "SafeFiles", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                "NeuralGraph", "TFLiteImport", "ONNXImport", "MetalTensorImport", "XNNPACKRuntime", "ModelFormats",
-                                               "ModelDeployment", "FrameGraphModels", "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling",
-                                               "FrameGraphMetalTensor", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay"]),
+                                               "ModelDeployment", "FrameGraphModels", "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphBodies", "FrameGraphLabeling",
+                                               "FrameGraphMetalTensor", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphServe"]),
         .executable(name: "framegraph", targets: ["framegraph"]),
         // The C ABI (libFrameGraphC.so) that the Python package (python/) loads with ctypes.
         .library(name: "FrameGraphC", type: .dynamic, targets: ["FrameGraphC"]),
@@ -81,6 +81,10 @@ let package = Package(
         .target(name: "FrameGraphDraw", dependencies: ["FrameGraph", "CFreeType"]),
         // The live preview window (SDL2): the display sink.
         .target(name: "FrameGraphDisplay", dependencies: ["FrameGraph", "CSDL2"]),
+        // Watching a run over HTTP (`--serve`): a small HTTP/1.1 server over POSIX sockets (bounded
+        // request parsing, bounded per-client buffers), Prometheus metrics, JPEG/MJPEG pictures,
+        // Server-Sent Events, the dashboard page; and the run report page (`framegraph report`).
+        .target(name: "FrameGraphServe", dependencies: ["FrameGraph", "FrameGraphResults", "FFmpegSupport"]),
         // Model deployment: archives (encrypted or not), signed collections with targeting rules, the
         // machine's cache, downloads, key fetching.
         .target(name: "ModelDeployment", dependencies: ["ModelFormats", "NeuralGraph", "MetalTensorImport", "CModelDeployment", "SafeFiles"]),
@@ -94,6 +98,9 @@ let package = Package(
                                                         "ModelDeployment", "XNNPACKRuntime", "MetalTensorImport", "CFrameGraphKernels"]),
         // Faces as MediaPipe finds them: BlazeFace detection, the 468-point face mesh, tracking.
         .target(name: "FrameGraphFaces", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "NeuralGraph", "XNNPACKRuntime"]),
+        // Hands and bodies as MediaPipe finds them: palm detection and 21 hand landmarks with handedness,
+        // pose detection and 33 pose landmarks with visibility, tracked and smoothed; their topologies.
+        .target(name: "FrameGraphBodies", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "NeuralGraph", "XNNPACKRuntime"]),
         // Image labeling as ML Kit does it: classifier metadata, labels, calibration, the labeler API.
         .target(name: "FrameGraphLabeling", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "ModelFormats", "ModelDeployment", "NeuralGraph",
                                                          "ONNXImport", "TFLiteImport", "XNNPACKRuntime", "FFmpegSupport"]),
@@ -103,7 +110,7 @@ let package = Package(
         // Pipeline description files: parser, node catalog, builder.
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                               "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphModels", "FrameGraphNetwork",
-                                                              "FrameGraphFaces", "FrameGraphLabeling", "FrameGraphMetalTensor"]),
+                                                              "FrameGraphFaces", "FrameGraphBodies", "FrameGraphLabeling", "FrameGraphMetalTensor"]),
         // The C ABI over a run (`@_cdecl` entry points: open a pipeline as the CLI builds it, pull frames
         // and results, stop, stats): what the Python package loads. C pointers live only in Exports.swift.
         .target(name: "FrameGraphC", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphMedia", "FrameGraphModels", "NeuralGraph"]),
@@ -113,7 +120,7 @@ let package = Package(
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphCamera", "FrameGraphModels",
                                                              "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling", "FrameGraphMetalTensor",
                                                              "XNNPACKRuntime", "NeuralGraph", "ModelFormats", "FrameGraphMedia", "FrameGraphDisplay", "TFLiteImport",
-                                                             "ModelDeployment", "FFmpegSupport", "CInterrupts"]),
+                                                             "ModelDeployment", "FFmpegSupport", "CInterrupts", "FrameGraphServe"]),
 
         // Small programs that use FrameGraph as a library (samples/README.md); the tests build and run them.
         .executableTarget(name: "sample-chain", dependencies: ["FrameGraph", "FrameGraphCamera", "FrameGraphFilters", "FrameGraphNetwork",
@@ -129,6 +136,8 @@ let package = Package(
                           path: "samples/LabelImages"),
         .executableTarget(name: "sample-face-results", dependencies: ["FrameGraph", "FrameGraphFaces", "FrameGraphMedia"],
                           path: "samples/FaceResults"),
+        .executableTarget(name: "sample-raised-hand", dependencies: ["FrameGraph", "FrameGraphBodies", "FrameGraphMedia"],
+                          path: "samples/RaisedHand"),
 
         // libFuzzer targets (tools/fuzz/run.sh builds them with -D FUZZING -sanitize=fuzzer,address);
         // a normal build makes them replay tools: `fuzz-tflite FILE…` runs each input once.
@@ -140,6 +149,7 @@ let package = Package(
         .executableTarget(name: "fuzz-metadata", dependencies: ["FuzzSupport", "TFLiteImport"], path: "tools/fuzz/targets/fuzz-metadata"),
         .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphResults", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
         .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),
+        .executableTarget(name: "fuzz-http", dependencies: ["FuzzSupport", "FrameGraphServe"], path: "tools/fuzz/targets/fuzz-http"),
         .executableTarget(name: "fuzz-deployment", dependencies: ["FuzzSupport", "ModelDeployment"], path: "tools/fuzz/targets/fuzz-deployment"),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
@@ -158,6 +168,8 @@ let package = Package(
         .testTarget(name: "FrameGraphNetworkTests", dependencies: ["FrameGraphNetwork", "FrameGraphModels", "FrameGraph", "FFmpegSupport", "FrameGraphFilters",
                                                                  "FrameGraphMedia", "NeuralGraph", "ModelFormats", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "FrameGraphFacesTests", dependencies: ["FrameGraphFaces", "FrameGraphNetwork", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "TestSupport"]),
+        .testTarget(name: "FrameGraphBodiesTests", dependencies: ["FrameGraphBodies", "FrameGraphNetwork", "FrameGraph", "FFmpegSupport", "FrameGraphMedia",
+                                                               "FrameGraphPipelines", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "FrameGraphLabelingTests", dependencies: ["FrameGraphLabeling", "FrameGraphNetwork", "FrameGraphModels", "FrameGraph", "FFmpegSupport",
                                                                   "ModelFormats", "NeuralGraph", "XNNPACKRuntime", "TestSupport"]),
         .testTarget(name: "FrameGraphMetalTensorTests", dependencies: ["FrameGraphMetalTensor", "FrameGraphNetwork", "MetalTensorImport", "NeuralGraph", "XNNPACKRuntime",
@@ -165,6 +177,7 @@ let package = Package(
         .testTarget(name: "FrameGraphCameraTests", dependencies: ["FrameGraphCamera", "FrameGraphPipelines", "TestSupport"]),
         .testTarget(name: "FrameGraphDrawTests", dependencies: ["FrameGraph", "FrameGraphDraw", "TestSupport"]),
         .testTarget(name: "FrameGraphDisplayTests", dependencies: ["FrameGraph", "FrameGraphDisplay", "TestSupport"]),
+        .testTarget(name: "FrameGraphServeTests", dependencies: ["FrameGraphServe", "FrameGraph", "FrameGraphResults", "FFmpegSupport", "TestSupport"]),
         .testTarget(name: "ModelDeploymentTests", dependencies: ["ModelDeployment", "ModelFormats", "NeuralGraph", "FrameGraph", "TestSupport"]),
         // The CLI's own parts (model compare's arithmetic), tested inside the executable.
         .testTarget(name: "FrameGraphCLITests", dependencies: ["framegraph", "FrameGraph", "FFmpegSupport", "XNNPACKRuntime", "TestSupport"]),

@@ -8,7 +8,8 @@ packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libswresample
           libfreetype-dev fonts-dejavu-core libsdl2-dev   # annotate (text) and display (preview window)
           zlib1g-dev                     # deflate entries of the files packed behind TFLite metadata
           libssl-dev libcurl4-openssl-dev openssl nginx-light curl  # model deployment: AES-GCM/Ed25519, downloads; the tests' HTTPS server
-          xvfb xdotool x11-apps x11-utils)  # the preview-window tests: a virtual X server, key presses, screenshots (xwd, xwininfo)
+          xvfb xdotool x11-apps x11-utils   # the preview-window tests: a virtual X server, key presses, screenshots (xwd, xwininfo)
+          prometheus chromium)             # --serve tests: promtool check metrics; the dashboard and report rendered headless
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

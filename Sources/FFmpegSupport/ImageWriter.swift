@@ -37,6 +37,16 @@ public final class ImageWriter {
     }
 
     private func write(_ frame: Frame, to path: String, kind: Kind, quality: Int = 3) throws {
+        let data = try encode(frame, kind: kind, quality: quality, path: path)
+        try OutputFile.write(data, to: path)  // beside the destination, then renamed into place
+    }
+
+    /// `frame` as JPEG bytes in memory (quality 2 best … 31), for a picture served over HTTP.
+    public func jpegData(_ frame: Frame, quality: Int = 5) throws -> Data {
+        try encode(frame, kind: .jpeg, quality: quality, path: "(picture)")
+    }
+
+    private func encode(_ frame: Frame, kind: Kind, quality: Int, path: String) throws -> Data {
         let name = kind == .png ? "PNG" : "JPEG"
         guard let encoder = avcodec_find_encoder(kind == .png ? AV_CODEC_ID_PNG : AV_CODEC_ID_MJPEG) else {
             throw FFmpegError(code: fg_averror(ENOSYS), operation: "find \(name) encoder", path: path)
@@ -85,7 +95,6 @@ public final class ImageWriter {
                          color: (frame.color, target))
         try check(avcodec_send_frame(codec, picture), "encode \(name)", path: path)
         try check(avcodec_receive_packet(codec, packet), "encode \(name)", path: path)
-        let data = Data(bytes: packet.pointee.data, count: Int(packet.pointee.size))
-        try OutputFile.write(data, to: path)  // beside the destination, then renamed into place
+        return Data(bytes: packet.pointee.data, count: Int(packet.pointee.size))
     }
 }

@@ -50,6 +50,19 @@ public struct LatencyHistogram: Sendable {
         return max
     }
 
+    /// Samples at or below `seconds` (a Prometheus histogram's cumulative bucket), accurate to one
+    /// bucket: a bucket counts when its upper edge is at or below `seconds`.
+    public func count(atOrBelow seconds: Double) -> Int {
+        guard seconds >= 0 else { return 0 }
+        if seconds >= max { return count }
+        var total = zeros
+        guard seconds >= Self.minimum else { return total }
+        // Bucket i holds [minimum·ratio^i, minimum·ratio^(i+1)).
+        let edge = Int((log(seconds / Self.minimum) / Self.logRatio).rounded(.down))
+        for i in 0..<Swift.min(Swift.max(edge, 0), Self.bucketCount) { total += Int(buckets[i]) }
+        return total
+    }
+
     /// Mean in seconds; 0 when empty.
     public var mean: Double { count == 0 ? 0 : sum / Double(count) }
 }

@@ -267,6 +267,10 @@ open class SinkNode: Node, @unchecked Sendable {
     /// skipped). Offline, every sink takes every frame as it arrives.
     open var isClocked: Bool { true }
 
+    /// Whether the sink only watches the run (the picture `--serve` shows): it is left out of the
+    /// run's report, so that watching a run never changes its figures. Default: false.
+    open var isMonitor: Bool { false }
+
     /// Consumes one output frame. `index` counts the sink's output frames from 0, so the frame's
     /// presentation time is `index / context.fps`.
     open func consume(_ frame: Frame, index: Int, context: RunContext) throws {}

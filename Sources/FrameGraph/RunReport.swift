@@ -117,9 +117,9 @@ public struct RunReport: Codable, Sendable {
         runCPUSeconds = max(0, cpuSeconds - context.startCPUSeconds)
         nodes = []
         var framesIn = 0, atSource = 0, corrupt = 0, nonFinite = 0, rate = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
+        let primarySink = RunReport.primarySink(among: graphNodes)
         var primary: NodeCounters.Snapshot?
-        var primaryIsVideo = false
-        for node in graphNodes {
+        for node in graphNodes where !((node as? SinkNode)?.isMonitor ?? false) {
             let s = node.counters.snapshot
             let isSink = node.execution == .sink
             nodes.append(NodeReport(name: node.name, kind: node.kind, received: s.received, processed: s.processed,
@@ -148,15 +148,7 @@ public struct RunReport: Codable, Sendable {
                 late += s.droppedLate
                 if node.execution == .worker { busy += s.droppedBusy }
             }
-            // The run's output figures come from its first video output (not a results file or a
-            // tap, whose items are not paced by the clock); failing that, from its first sink.
-            if isSink, let sink = node as? SinkNode {
-                let isVideo = sink.isClocked && sink.inputKinds.first == .frames
-                if primary == nil || (isVideo && !primaryIsVideo) {
-                    primary = s
-                    primaryIsVideo = isVideo
-                }
-            }
+            if node === primarySink { primary = s }
         }
         self.framesIn = framesIn
         droppedAtSource = atSource
@@ -177,6 +169,19 @@ public struct RunReport: Codable, Sendable {
         endToEnd = LatencySummary(primary?.endToEnd ?? LatencyHistogram())
         failure = context.firstFailure
         interrupted = context.isStopRequested && context.firstFailure == nil && !context.stoppedAtDuration
+    }
+
+    /// The sink whose counters are the run's output figures: its first video output (not a results
+    /// file or a tap, whose items are not paced by the clock); failing that, its first sink. Sinks that
+    /// only watch the run (``SinkNode/isMonitor``) are never it.
+    public static func primarySink(among nodes: [Node]) -> SinkNode? {
+        var primary: SinkNode?
+        for case let sink as SinkNode in nodes where !sink.isMonitor {
+            let isVideo = sink.isClocked && sink.inputKinds.first == .frames
+            if primary == nil { primary = sink }
+            if isVideo, let p = primary, !(p.isClocked && p.inputKinds.first == .frames) { primary = sink }
+        }
+        return primary
     }
 
     /// The report of a run that ended before frames flowed (interrupted, or failed at start-up).

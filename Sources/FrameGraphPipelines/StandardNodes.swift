@@ -4,6 +4,7 @@ import FrameGraph
 import FrameGraphDisplay
 import FrameGraphDraw
 import FrameGraphFilters
+import FrameGraphBodies
 import FrameGraphFaces
 import FrameGraphLabeling
 import FrameGraphMedia
@@ -99,6 +100,33 @@ extension NodeCatalog {
                 options.smoothing = OneEuroFilter.Settings(minCutoff: Float(try o.value(S.minCutoff)), beta: Float(try o.value(S.beta)))
             }
             return FaceLandmarksNode(name: name, detectorModel: try o.value(S.detector), landmarkModel: try o.value(S.model), options: options)
+        },
+        NodeType(name: "hand-landmarks", role: .filter,
+                 summary: "hands as MediaPipe's: palm detection, 21 landmarks and handedness per hand, tracked from frame to frame (worker): frame → results",
+                 emits: .results, options: HandLandmarksNode.OptionSpecs.all) { name, o in
+            typealias S = HandLandmarksNode.OptionSpecs
+            var options = HandLandmarksNode.Options()
+            options.complexity = try o.value(S.model)
+            options.maxHands = try o.value(S.maxHands)
+            options.minDetectionScore = Float(try o.value(S.minDetection))
+            options.minPresence = Float(try o.value(S.minTracking))
+            options.detectEvery = try o.value(S.detectEvery)
+            options.threads = try o.value(S.threads)
+            if try o.value(S.smoothing) {
+                options.smoothing = LandmarkSmoothing.Settings(minCutoff: try o.value(S.minCutoff), beta: try o.value(S.beta))
+            }
+            return HandLandmarksNode(name: name, palmModel: try o.value(S.palmModel), landmarkModel: try o.value(S.landmarkModel), options: options)
+        },
+        NodeType(name: "pose-landmarks", role: .filter,
+                 summary: "body pose as MediaPipe's: pose detection, 33 landmarks with visibility, tracked and smoothed (worker): frame → results",
+                 emits: .results, options: PoseLandmarksNode.OptionSpecs.all) { name, o in
+            typealias S = PoseLandmarksNode.OptionSpecs
+            var options = PoseLandmarksNode.Options()
+            options.minDetectionScore = Float(try o.value(S.minDetection))
+            options.minPresence = Float(try o.value(S.minTracking))
+            options.threads = try o.value(S.threads)
+            options.smoothing = try o.value(S.smoothing)
+            return PoseLandmarksNode(name: name, detectorModel: try o.value(S.detector), landmarkModel: try o.value(S.model), options: options)
         },
         NodeType(name: "metaltensor-faces", role: .filter,
                  summary: "MetalTensor's face demo, its model files unchanged: RapidFaceDetect on a tracked square, 68 Landmarks (worker): frame → results",

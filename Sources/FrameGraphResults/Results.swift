@@ -198,14 +198,18 @@ public struct LandmarkSet: Sendable, Equatable, Codable {
     public var points: [Landmark]
     /// Which points are joined when drawn; nil: points only.
     public var topology: LandmarkTopology?
+    /// What kind of object the set is, when a model tells (a hand's handedness: "Left" or
+    /// "Right", with its score and class index); written only when present.
+    public var classification: Classification?
 
-    public init(label: String? = nil, points: [Landmark], topology: LandmarkTopology? = nil) {
+    public init(label: String? = nil, points: [Landmark], topology: LandmarkTopology? = nil, classification: Classification? = nil) {
         self.label = label
         self.points = points
         self.topology = topology
+        self.classification = classification
     }
 
-    private enum CodingKeys: String, CodingKey { case label, points, topology }
+    private enum CodingKeys: String, CodingKey { case label, points, topology, classification }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -213,6 +217,7 @@ public struct LandmarkSet: Sendable, Equatable, Codable {
         points = try c.decode([Landmark].self, forKey: .points)
         let catalog = decoder.userInfo[TopologyCatalog.userInfoKey] as? TopologyCatalog ?? TopologyCatalog()
         topology = try c.decodeIfPresent(String.self, forKey: .topology).map { catalog.named($0) }
+        classification = try c.decodeIfPresent(Classification.self, forKey: .classification)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -220,6 +225,7 @@ public struct LandmarkSet: Sendable, Equatable, Codable {
         try c.encodeIfPresent(label, forKey: .label)
         try c.encode(points, forKey: .points)
         try c.encodeIfPresent(topology?.name, forKey: .topology)
+        try c.encodeIfPresent(classification, forKey: .classification)
     }
 }
 

@@ -109,6 +109,7 @@ extension TimedResults {
         copy.results.landmarks = results.landmarks.map { s in
             var s = s
             s.points = s.points.map { Landmark(x: f($0.x), y: f($0.y), z: $0.z.map(f), visibility: $0.visibility.map(f)) }
+            if let confidence = s.classification?.confidence { s.classification?.confidence = f(confidence) }
             return s
         }
         copy.results.classifications = results.classifications.map { c in

@@ -64,6 +64,8 @@ struct FrameGraphCLI {
             return try RunCommand(arguments: arguments, checkOnly: spec.words[0] == "check").execute()
         case "graph":
             return try GraphCommand(arguments: arguments).execute()
+        case "report":
+            return try ReportCommand(arguments: arguments).execute()
         case "nodes":
             print(NodeCatalog.standard.helpText())
             print(ProbeCommand.codecListing())

@@ -1,8 +1,10 @@
+import CInterrupts
 import Foundation
 import FrameGraph
 import FrameGraphCamera
 import FrameGraphModels
 import FrameGraphPipelines
+import FrameGraphServe
 import ModelDeployment
 
 /// `framegraph run` and `framegraph check`: read the pipeline, let the pipelines module apply the
@@ -22,14 +24,31 @@ struct RunCommand {
             run.mode = try PipelineChanges.mode(requested: arguments.value("mode").flatMap(RunMode.init(rawValue:)), hasCamera: true)
             if arguments.has("loop") { throw Arguments.UsageError(description: "--loop applies to file sources; a camera has no end to loop from") }
         }
+        let serve = checkOnly ? nil : try ServeCommandLine.parse(arguments)
         let models = ModelService(modelConfiguration(pipelineFile: pipeline.file))
         let built = try Pipeline.build(pipeline.document, models: models)
         let runner = try GraphRunner(sources: built.sources, options: run)
+        let stopRequested = Protected(false)
+        let monitor = try serve.map { serve throws -> RunMonitor in
+            let cameraSources = built.sources.compactMap { $0 as? CameraSource }
+            let monitor = try RunMonitor(runner: runner, options: serve.options, title: pipeline.name, pictureRate: serve.pictureRate,
+                                         reconnects: { cameraSources.map { ($0.name, $0.statistics.reconnects) } },
+                                         onStop: { stopRequested.withLock { $0 = true }; runner.stop() })
+            if let node = RunMonitor.pictureNode(among: built.nodes.map(\.node)) { monitor.watchPicture(of: node) }
+            for entry in built.nodes where entry.node.outputKind == .results { monitor.watchResults(of: entry.node) }
+            return monitor
+        }
+        defer { monitor?.stop() }
         // Outputs against inputs before anything is written, the stats of an early interrupt included.
         try runner.checkFiles()
         if let stopped = stoppedBeforeStart(run) { return stopped }
         let cameras = built.sources.compactMap { $0 as? CameraSource }
-        for c in cameras { c.onStatus = { line in FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8)) } }
+        for c in cameras {
+            c.onStatus = { [weak monitor] line in
+                FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8))
+                monitor?.event(["event": "camera", "stream": c.name, "status": line])  // reconnects, losses
+            }
+        }
 
         if checkOnly {
             try runner.validate()
@@ -68,9 +87,16 @@ struct RunCommand {
         }
         defer { updates.stop(wait: run.stopGrace) }
 
+        if let monitor {
+            try runner.validate()  // the node list the server reads is set before it serves
+            monitor.start()
+            FileHandle.standardError.write(Data("framegraph: serving http://\(monitor.server.options.address.host):\(monitor.server.port)/ (metrics at /metrics)\n".utf8))
+            monitor.event(["event": "start", "mode": run.mode.rawValue, "fps": run.fps, "pipeline": pipeline.name])
+        }
         let progress = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1, runner: runner)
         let report = try runner.run(progress: progress.show)
         progress.finish()
+        monitor?.finish(report)  // the server serves the statistics file's figures from now on
         let statsWritten = arguments.value("stats").map { writeStats(report, to: $0) } ?? true
         if !quiet { print(report.table()) }
         for source in built.sources where report.failure == nil {  // a failure's own line names damage already
@@ -81,6 +107,13 @@ struct RunCommand {
             print("camera \(c.settings.path): \(s.frames) frames, dropped at source \(s.droppedAtSource) (lost at the driver \(s.lostAtDriver), skipped for a newer one \(s.skippedForNewer), damaged \(s.damaged))\(s.reconnects > 0 ? ", reconnected \(s.reconnects)x" : "")")
         }
         if !quiet { print(Self.writtenLine(runner: runner, stats: arguments.value("stats"))) }
+        if let monitor, let serve, serve.linger > 0 {
+            // The final figures stay up for a last scrape; a signal or POST /stop ends it sooner.
+            let signals = fg_interrupts_count()
+            let until = Date().addingTimeInterval(serve.linger)
+            while Date() < until && fg_interrupts_count() == signals && !stopRequested.withLock({ $0 }) { usleep(50_000) }
+            monitor.stop()
+        }
         if let failure = report.failure {
             FileHandle.standardError.write(Data("framegraph: \(failure.message)\n".utf8))
             return 1

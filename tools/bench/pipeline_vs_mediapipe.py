@@ -9,6 +9,10 @@ Asserts nothing.
   tools/bench/pipeline_vs_mediapipe.py [--clip samples/media/portrait.mp4] [--rounds 5] [--pin]
   tools/bench/pipeline_vs_mediapipe.py --face-mesh [...]   face mesh instead: FrameGraph's face-landmarks
       (file → face-landmarks → null) against mp.solutions.face_mesh (max_num_faces=1, refine_landmarks=False)
+  tools/bench/pipeline_vs_mediapipe.py --hands [...]   hands: file → hand-landmarks (max-hands=2, full) → null
+      against mp.solutions.hands (max_num_hands=2, model_complexity=1), on ../shared's again.mkv by default
+  tools/bench/pipeline_vs_mediapipe.py --pose [...]    pose: file → pose-landmarks → null against
+      mp.solutions.pose (model_complexity=1, smooth_landmarks=True), on ../shared's again.mkv by default
 
 --pin runs both on CPU 0 only. FrameGraph's fps is frames out / elapsed run time and its CPU per
 frame the run's CPU seconds (`runCPUSeconds`) / frames out: model loading and compiling excluded,
@@ -20,13 +24,18 @@ root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--clip", default=os.path.join(root, "samples/media/portrait.mp4"))
+    ap.add_argument("--clip")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pin", action="store_true")
     ap.add_argument("--face-mesh", action="store_true", help="compare face mesh instead of portrait segmentation")
+    ap.add_argument("--hands", action="store_true", help="compare hand landmarks instead of portrait segmentation")
+    ap.add_argument("--pose", action="store_true", help="compare pose landmarks instead of portrait segmentation")
     ap.add_argument("--also-xnnpack", action="store_true",
                     help="also run FrameGraph with every convolution left to XNNPACK (FRAMEGRAPH_CONV_KERNELS=xnnpack)")
     a = ap.parse_args()
+    if a.clip is None:
+        webcam = os.path.join(root, "..", "shared", "media", "webcam", "again.mkv")
+        a.clip = webcam if (a.hands or a.pose) and os.path.exists(webcam) else os.path.join(root, "samples/media/portrait.mp4")
     fg = os.path.join(root, ".build/release/framegraph")
     mp_python = os.path.join(root, ".venv-mediapipe/bin/python")
     pin = ["taskset", "-c", "0"] if a.pin else []
@@ -40,6 +49,11 @@ def main():
         pipeline = os.path.join(tempfile.mkdtemp(), "face-mesh-bench.fg")
         open(pipeline, "w").write("source = file path=unused.mp4\nmesh = face-landmarks max-faces=1\nout = null\nsource -> mesh -> out\n")
         solution = ["--solution", "face_mesh"]
+    for flag, node in (("hands", "hand-landmarks max-hands=2 model=full"), ("pose", "pose-landmarks")):
+        if getattr(a, flag):
+            pipeline = os.path.join(tempfile.mkdtemp(), f"{flag}-bench.fg")
+            open(pipeline, "w").write(f"source = file path=unused.mp4\nnet = {node}\nout = null\nsource -> net -> out\n")
+            solution = ["--solution", flag]
     variants = [("framegraph", {})] + ([("fg-xnnpack", {"FRAMEGRAPH_CONV_KERNELS": "xnnpack"})] if a.also_xnnpack else [])
     rows = {name: [] for name, _ in variants}
     rows["mediapipe"] = []

@@ -8,8 +8,12 @@ STREAMS.json:
       {"name": "door", "pipeline": "pipelines/face-detect.fg", "camera": "/dev/video0", "results": true,
        "resources": {"cam-door": 1}},
       {"name": "lobby", "pipeline": "pipelines/portrait-segment.fg", "input": "lobby.mp4", "loop": true,
-       "segment": 600, "cpus": 0.5, "set": ["matte.mode=blur"], "args": ["--latency", "40"]}
+       "segment": 600, "cpus": 0.5, "set": ["matte.mode=blur"], "args": ["--latency", "40"],
+       "serve": "0.0.0.0:8081", "serveTokenFile": "/etc/framegraph/serve-token"}
     ]}
+
+"serve": "[ADDRESS:]PORT" runs each of the stream's segments with --serve on that port (its own per
+stream; listed at the start and in each status); beyond 127.0.0.1 give "serveTokenFile".
 
 One actor per stream (Ray places it on a node with `cpus` free, default 1, and the custom
 `resources` given, e.g. the camera's host; it is restarted by Ray if its process dies). The actor runs `framegraph run PIPELINE --camera DEV|--input FILE [--loop]
@@ -100,6 +104,11 @@ class Supervisor:
             cmd += ["--duration", str(s["segment"])]
         for o in s.get("set", []):
             cmd += ["--set", o]
+        if s.get("serve"):
+            # Every segment serves on the stream's own fixed port (docs/MONITORING.md).
+            cmd += ["--serve", str(s["serve"])]
+            if s.get("serveTokenFile"):
+                cmd += ["--serve-token-file", s["serveTokenFile"]]
         return cmd + list(s.get("args", [])), base
 
     def _loop(self):
@@ -180,6 +189,7 @@ class Supervisor:
     def status(self):
         with self.lock:
             return {"name": self.name, "state": self.state, "pid": self.proc.pid if self.proc else None,
+                "serve": serve_url(self.spec),
                     "restarts": self.restarts, "actorRestarts": self.actor_restarts, "failuresInARow": self.failures_in_a_row,
                     "totals": dict(self.totals), "lastRun": self.runs[-1] if self.runs else None,
                     "errors": [r["error"] for r in self.runs if "error" in r][-10:]}
@@ -199,6 +209,16 @@ class Supervisor:
         with self.lock:
             result["runs"] = list(self.runs)
         return result
+
+
+def serve_url(spec):
+    """The address a stream's dashboard and metrics are served at ("serve": "[ADDRESS:]PORT"), or None."""
+    serve = spec.get("serve")
+    if not serve:
+        return None
+    text = str(serve)
+    host, _, port = text.rpartition(":")
+    return "http://%s:%s/" % (host or "127.0.0.1", port)
 
 
 def load_streams(path):
@@ -230,6 +250,12 @@ def load_streams(path):
         if s.get("resources") is not None and not (isinstance(s["resources"], dict) and all(
                 isinstance(v, (int, float)) for v in s["resources"].values())):
             raise UserError('%s (%s): resources: expected {"NAME": amount, …}' % (where, s["name"]))
+        if s.get("serve") is not None:
+            host, _, port = str(s["serve"]).rpartition(":")
+            if not port.isdigit() or not 0 < int(port) < 65536:
+                raise UserError("%s (%s): serve: expected \"[ADDRESS:]PORT\" with a fixed port (each stream its own)" % (where, s["name"]))
+            if s.get("serveTokenFile"):
+                s["serveTokenFile"] = os.path.abspath(s["serveTokenFile"])
         if s.get("input"):
             if not os.path.isfile(s["input"]):
                 raise UserError("%s (%s): input not found: %s" % (where, s["name"], s["input"]))
@@ -275,6 +301,12 @@ def main(argv):
     actors = {s["name"]: actor_class.options(num_cpus=float(s.get("cpus", 1)), resources=s.get("resources") or {},
                                              name="framegraph-stream-" + s["name"])
               .remote(s, out_dir, framegraph, os.getcwd()) for s in streams}
+    for s in streams:
+        if serve_url(s):
+            sys.stderr.write("framegraph-streams: %s serves %s (metrics at /metrics)\n" % (s["name"], serve_url(s)))
+    ports = [str(s["serve"]).rpartition(":")[2] for s in streams if s.get("serve")]
+    if len(ports) != len(set(ports)) and not args.address:
+        raise UserError("two streams serve on the same port: give each its own")
     start = time.monotonic()
     tty = sys.stderr.isatty()
     final = {}

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""End-to-end throughput of MediaPipe's own Python solutions: selfie segmentation (default) or face mesh.
+"""End-to-end throughput of MediaPipe's own Python solutions: selfie segmentation (default), face mesh,
+hands (--solution hands: max_num_hands=2, model_complexity=1) or pose (--solution pose: model_complexity=1,
+smooth_landmarks=True).
 
 mediapipe==0.10.21, mp.solutions.selfie_segmentation.SelfieSegmentation(model_selection=0)
 (the 256x256 model FrameGraph runs, on MediaPipe's graph: ImageToTensor, TFLite +
@@ -46,13 +48,19 @@ def main(argv=None) -> int:
     ap.add_argument("--model-selection", type=int, default=0, choices=[0, 1])
     ap.add_argument("--warmup", type=int, default=5, help="frames processed before timing starts")
     ap.add_argument("--json", help="write results here")
-    ap.add_argument("--solution", default="selfie_segmentation", choices=["selfie_segmentation", "face_mesh"])
+    ap.add_argument("--solution", default="selfie_segmentation", choices=["selfie_segmentation", "face_mesh", "hands", "pose"])
     a = ap.parse_args(argv)
 
     import cv2
     import mediapipe as mp
 
-    if a.solution == "face_mesh":
+    if a.solution == "hands":
+        seg = mp.solutions.hands.Hands(static_image_mode=False, max_num_hands=2, model_complexity=1,
+                                       min_detection_confidence=0.5, min_tracking_confidence=0.5)
+    elif a.solution == "pose":
+        seg = mp.solutions.pose.Pose(static_image_mode=False, model_complexity=1, smooth_landmarks=True,
+                                     enable_segmentation=False, min_detection_confidence=0.5, min_tracking_confidence=0.5)
+    elif a.solution == "face_mesh":
         seg = mp.solutions.face_mesh.FaceMesh(static_image_mode=False, max_num_faces=1, refine_landmarks=False,
                                               min_detection_confidence=0.5, min_tracking_confidence=0.5)
     else:
@@ -91,6 +99,10 @@ def main(argv=None) -> int:
         size = size or (rgb.shape[1], rgb.shape[0])
         if a.solution == "face_mesh":
             mask_mean += float(len(res.multi_face_landmarks or []))  # faces found
+        elif a.solution == "hands":
+            mask_mean += float(len(res.multi_hand_landmarks or []))  # hands found
+        elif a.solution == "pose":
+            mask_mean += float(res.pose_landmarks is not None)  # poses found
         else:
             mask_mean += float(res.segmentation_mask.mean())
         dec_ms.append((t2 - t1) * 1e3)

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Fetch MediaPipe's five TFLite models used by FrameGraph from the
-# mediapipe==0.10.21 wheel on PyPI, verify the wheel and every model by
+# Fetch MediaPipe's TFLite models used by FrameGraph (selfie segmentation, face
+# detection and mesh, palm detection and hand landmarks, pose detection and
+# landmarks) from the mediapipe==0.10.21 wheel on PyPI, verify the wheel and every model by
 # SHA-256, and extract them into a cache directory.
 #
 #   tools/models/fetch_mediapipe_models.sh [CACHE_DIR]   (default: models/cache)
 #
-# Idempotent: when the five files are already in CACHE_DIR with the pinned
+# Idempotent: when the models are already in CACHE_DIR with the pinned
 # hashes nothing is downloaded. The wheel (~36 MB) is kept in CACHE_DIR so a
 # re-extraction never downloads again. CACHE_DIR gets a '.gitignore' with '*'
 # so that nothing in it is ever committed.
@@ -27,6 +28,12 @@ MODELS=(
   "face_detection_short_range.tflite bbff11cebd1eb27a1e004cae0b0e63ec8c551cbf34a4451148b4908b8db3eca8 mediapipe/modules/face_detection/face_detection_short_range.tflite"
   "face_landmark.tflite 1055cb9d4a9ca8b8c688902a3a5194311138ba256bcc94e336d8373a5f30c814 mediapipe/modules/face_landmark/face_landmark.tflite"
   "face_detection_full_range_sparse.tflite 2c3728e6da56f21e21a320433396fb06d40d9088f2247c05e5635a688d45dfe1 mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite"
+  "palm_detection_lite.tflite e9a4aaddf90dda56a87235303cf00e4c2d3fb28725f68fd88772997dac905c18 mediapipe/modules/palm_detection/palm_detection_lite.tflite"
+  "palm_detection_full.tflite 1b14e9422c6ad006cde6581a46c8b90dd573c07ab7f3934b5589e7cea3f89a54 mediapipe/modules/palm_detection/palm_detection_full.tflite"
+  "hand_landmark_lite.tflite 048edd3645c9bf7397d19a9f6e3a42957d6e414c9bea6598030a2e9b624156e6 mediapipe/modules/hand_landmark/hand_landmark_lite.tflite"
+  "hand_landmark_full.tflite 11c272b891e1a99ab034208e23937a8008388cf11ed2a9d776ed3d01d0ba00e3 mediapipe/modules/hand_landmark/hand_landmark_full.tflite"
+  "pose_detection.tflite 9ba9dd3d42efaaba86b4ff0122b06f29c4122e756b329d89dca1e297fd8f866c mediapipe/modules/pose_detection/pose_detection.tflite"
+  "pose_landmark_full.tflite e9a5c5cb17f736fafd4c2ec1da3b3d331d6edbe8a0d32395855aeb2cdfd64b9f mediapipe/modules/pose_landmark/pose_landmark_full.tflite"
 )
 
 if [[ -z "${PYTHON:-}" ]]; then
@@ -47,7 +54,7 @@ all_ok() {
 }
 
 if all_ok && [[ -f "$CACHE_DIR/face_mesh_connections.json" ]]; then
-  echo "fetch_mediapipe_models: all 5 models and the face mesh lines present and verified in $CACHE_DIR"
+  echo "fetch_mediapipe_models: all ${#MODELS[@]} models and the face mesh lines present and verified in $CACHE_DIR"
   exit 0
 fi
 

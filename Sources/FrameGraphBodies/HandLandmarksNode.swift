@@ -1,0 +1,237 @@
+import Foundation
+import FrameGraph
+import FrameGraphModels
+import FrameGraphNetwork
+import NeuralGraph
+import XNNPACKRuntime
+
+/// Hand landmarks as MediaPipe's hands solution finds them: 21 points per hand with depth,
+/// handedness and a presence score, tracked from frame to frame.
+///
+/// Two stages on one worker (drop-while-busy live, like every network node): palm detection
+/// (``SSDAnchorOptions/palm``, weighted suppression, at most ``Options/maxHands`` palms) runs
+/// only while fewer hands than ``Options/maxHands`` are tracked (or every ``Options/detectEvery``
+/// frames); each palm becomes a rotated square (``RotatedRegion/init(palmDetection:width:height:)``);
+/// a tracked hand's region from the previous frame replaces a new palm's region that overlaps it
+/// (IoU > 0.5, MediaPipe's association). The landmark model (224×224, values 0…1) reads each
+/// region, sampled with its rotation in one bilinear pass; a hand whose presence falls below
+/// ``Options/minPresence`` is dropped and looked for again, the others give the next frame's
+/// regions (``RotatedRegion/init(handLandmarks:width:height:)``).
+///
+/// Emits results: per hand a landmark set (label "hand", topology ``HandTopology/hand``, its
+/// handedness as the set's classification: "Left" or "Right" as MediaPipe labels it, which assumes
+/// a mirrored, selfie-view picture) and a detection (the points' bounding box, the presence score).
+///
+/// ```swift
+/// let hands = HandLandmarksNode(name: "hands", options: .init())   // full models, 2 hands
+/// camera --> hands
+/// hands.onResults { print($0.results.landmarks.compactMap(\.classification?.label)) }
+/// ```
+public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable {
+    /// Which pair of models: MediaPipe's model complexity 0 (lite) or 1 (full, the solution's default).
+    public enum Complexity: String, Sendable, CaseIterable {
+        case lite, full
+        public var palmModel: String { "palm_detection_\(rawValue)" }
+        public var landmarkModel: String { "hand_landmark_\(rawValue)" }
+    }
+
+    /// Settings with their defaults (MediaPipe's hands solution's).
+    public struct Options: Sendable {
+        public var complexity = Complexity.full
+        public var maxHands = 2
+        /// Palms scoring below this are not tracked (min_detection_confidence).
+        public var minDetectionScore: Float = 0.5
+        /// A tracked hand whose presence score is not above this is dropped (min_tracking_confidence).
+        public var minPresence: Float = 0.5
+        /// Also detect every N frames (0: only when fewer than maxHands are tracked, as MediaPipe).
+        public var detectEvery = 0
+        /// Smoothing of the points (nil: none, as MediaPipe's hands solution).
+        public var smoothing: LandmarkSmoothing.Settings?
+        public var threads = 1
+        public init() {}
+    }
+
+    public let palmModel: String
+    public let landmarkModel: String
+    public let options: Options
+    /// Where the models come from: the run's model service.
+    public var models = ModelService()
+    public var modelReferences: [String] { [palmModel, landmarkModel] }
+
+    private var detector: Predictor?
+    private var landmarker: Predictor?
+    private var detectorInput: ModelInput?
+    private let detections: DetectionDecoder
+    private let sampler = RegionSampler(size: 224, scale: 1 / 255, offset: 0)
+    private let commonRGB = CommonDecoderRGB()
+    /// Used by ``prepare(_:context:)`` only (the delivering thread).
+    private let preparingRGB = CommonDecoderRGB()
+    private var outputs = (landmarks: 0, presence: 1, handedness: 2)
+    /// The hands tracked from the previous frame (their next regions), with their smoothing state.
+    private var tracked: [(region: RotatedRegion, filter: LandmarkSmoothing?)] = []
+    private var framesSinceDetection = 0
+    /// Detector runs and landmark runs so far (for tests and the report).
+    public private(set) var detectorRuns = 0
+    public private(set) var landmarkRuns = 0
+
+    /// `palmModel` / `landmarkModel` nil: the complexity's own (palm_detection_full, hand_landmark_full).
+    public init(name: String = "hands", palmModel: String? = nil, landmarkModel: String? = nil, options: Options = Options()) {
+        self.palmModel = palmModel ?? options.complexity.palmModel
+        self.landmarkModel = landmarkModel ?? options.complexity.landmarkModel
+        self.options = options
+        var decoding = SSDBoxDecoding.palm
+        decoding.minScore = options.minDetectionScore
+        detections = DetectionDecoder(anchors: .palm, decoding: decoding,
+                                      suppression: NonMaxSuppression(algorithm: .weighted, overlap: 0.3, maxDetections: options.maxHands), label: "palm")
+        super.init(name: name)
+    }
+
+    override public var kind: String { "hand-landmarks" }
+    override public var execution: Execution { .worker }
+    override public var outputKind: StreamKind { .results }
+    override public var filesRead: [String] { modelReferences.compactMap(models.locateIfPresent) }
+
+    private func load(_ reference: String) throws -> Predictor {
+        try models.predictor(for: reference, threads: options.threads, node: name)
+    }
+
+    override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
+        guard let frame = inputs.first else { return nil }
+        try require(format: frame.format, in: [.yuv420p, .rgb24])
+        let det = try detector ?? load(palmModel)
+        detector = det
+        let info = det.inputInfo(0)
+        guard info.shape.count == 4, info.shape[0] == 1, info.shape[3] == 3 else {
+            throw GraphError.mismatch(node: name, port: "palm detector input '\(info.name)'", field: "shape", expected: "[1, H, W, 3]", got: "\(info.shape)")
+        }
+        detectorInput = ModelInput(width: info.shape[2], height: info.shape[1], channels: 3, normalization: .unit, fit: .letterbox)
+        let detOutputs = (0..<det.outputCount).map { (det.outputInfo($0).name, det.outputInfo($0).shape) }
+        _ = try detections.negotiate(outputs: detOutputs, input: frame, node: name)
+
+        let marks = try landmarker ?? load(landmarkModel)
+        landmarker = marks
+        outputs = try Self.landmarkOutputs(of: marks, node: name)
+        tracked = []
+        framesSinceDetection = 0
+        return frame
+    }
+
+    /// Which outputs of a hand landmark model hold the 21 × 3 points, the presence and the
+    /// handedness (MediaPipe's order: points, presence, handedness, world points); the model is
+    /// refused, naming what it has, unless its input is [1, 224, 224, 3] and it has them.
+    static func landmarkOutputs(of marks: Predictor, node: String) throws -> (landmarks: Int, presence: Int, handedness: Int) {
+        let li = marks.inputInfo(0)
+        guard li.shape == [1, 224, 224, 3] else {
+            throw GraphError.mismatch(node: node, port: "hand landmark model input '\(li.name)'", field: "shape", expected: "[1, 224, 224, 3]", got: "\(li.shape)")
+        }
+        let counts = (0..<marks.outputCount).map { marks.outputInfo($0).shape.reduce(1, *) }
+        let singles = counts.indices.filter { counts[$0] == 1 }
+        guard let points = counts.firstIndex(of: HandTopology.points * 3), singles.count >= 2 else {
+            let seen = (0..<marks.outputCount).map { "'\(marks.outputInfo($0).name)' \(marks.outputInfo($0).shape)" }.joined(separator: ", ")
+            throw GraphError.mismatch(node: node, port: "hand landmark model outputs", field: "shape",
+                                      expected: "21 × 3 landmark values ([1, 63]), a presence score and a handedness score ([1, 1] each)",
+                                      got: seen.isEmpty ? "none" : seen)
+        }
+        return (points, singles[0], singles[1])
+    }
+
+    /// The frame as RGB, made on the delivering thread while the worker still works on the
+    /// previous frame.
+    override public func prepare(_ frame: Frame, context: RunContext) throws -> (any Sendable)? {
+        try preparingRGB.rgb(of: frame)
+    }
+
+    override public func process(_ input: Frame, context: RunContext) throws -> Frame? {
+        try process(input, prepared: nil, context: context)
+    }
+
+    override public func process(_ input: Frame, prepared: (any Sendable)?, context: RunContext) throws -> Frame? {
+        guard let detector, let landmarker, let detectorInput else { throw GraphError.nodeFailed(node: name, reason: "not started") }
+        let frame = try (prepared as? Frame) ?? commonRGB.rgb(of: input)
+        let w = frame.width, h = frame.height
+        // 1. Palms, when fewer hands are tracked than wanted (or on schedule).
+        framesSinceDetection += 1
+        let due = options.detectEvery > 0 && framesSinceDetection >= options.detectEvery
+        var regions: [(region: RotatedRegion, filter: LandmarkSmoothing?)] = []
+        if tracked.count < options.maxHands || due {
+            try detectorInput.fill(detector.input(0), from: frame)
+            try detector.predict()
+            detectorRuns += 1
+            framesSinceDetection = 0
+            let found = try detections.decode(detector, for: frame)?.results
+            let palms = found.map { detectorInput.letterbox(frameWidth: w, frameHeight: h).unproject($0) }?.detections ?? []
+            for palm in palms {
+                guard let region = RotatedRegion(palmDetection: palm, width: w, height: h) else { continue }
+                Self.associate((region, options.smoothing.map { LandmarkSmoothing(settings: $0) }), into: &regions)
+            }
+        }
+        // 2. A tracked hand wins over a palm found where it is (MediaPipe's association).
+        for hand in tracked { Self.associate(hand, into: &regions) }
+
+        // 3. Landmarks in each region; the next regions from them.
+        var results = Results(producer: name)
+        var next: [(region: RotatedRegion, filter: LandmarkSmoothing?)] = []
+        for var hand in regions {
+            guard sampler.sample(hand.region, of: frame, into: landmarker.input(0).pointer) else { continue }
+            try landmarker.predict()
+            landmarkRuns += 1
+            let presence = landmarker.output(outputs.presence).pointer[0]
+            guard presence > options.minPresence else { continue }
+            let left = landmarker.output(outputs.handedness).pointer[0]
+            let values = landmarker.output(outputs.landmarks).pointer
+            let raw = hand.region.project((0..<HandTopology.points).map { i in
+                Landmark(x: values[3 * i] / 224, y: values[3 * i + 1] / 224, z: values[3 * i + 2] / 224 / 0.4)
+            }, width: w, height: h)
+            let points = hand.filter?.filter(raw, time: input.mediaTime, width: w, height: h) ?? raw
+            let handedness = left >= 0.5 ? Classification(label: "Left", confidence: left, index: 0)
+                                         : Classification(label: "Right", confidence: 1 - left, index: 1)
+            results.landmarks.append(LandmarkSet(label: "hand", points: points, topology: HandTopology.hand, classification: handedness))
+            results.detections.append(Detection(box: Self.bounds(of: points), score: presence, label: "hand", index: 0))
+            if let region = RotatedRegion(handLandmarks: raw, width: w, height: h) {
+                hand.region = region
+                next.append(hand)
+            }
+        }
+        tracked = next
+        var out = input
+        out.results = results
+        return out
+    }
+
+    /// Adds `item` to `list`, removing what it overlaps (IoU > 0.5 of the upright squares): the
+    /// later wins (MediaPipe's AssociationNormRectCalculator).
+    static func associate(_ item: (region: RotatedRegion, filter: LandmarkSmoothing?), into list: inout [(region: RotatedRegion, filter: LandmarkSmoothing?)]) {
+        list.removeAll { $0.region.uprightOverlap(with: item.region) > 0.5 }
+        list.append(item)
+    }
+
+    /// The points' bounding box (normalised).
+    static func bounds(of points: [Landmark]) -> ResultBox {
+        var x0 = Float.infinity, y0 = Float.infinity, x1 = -Float.infinity, y1 = -Float.infinity
+        for p in points { x0 = min(x0, p.x); x1 = max(x1, p.x); y0 = min(y0, p.y); y1 = max(y1, p.y) }
+        guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite else { return ResultBox(x: 0, y: 0, width: 0, height: 0) }
+        return ResultBox(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+}
+
+extension HandLandmarksNode {
+    /// The options of the `hand-landmarks` node type.
+    public enum OptionSpecs {
+        public static let model = NodeOption<Complexity>.choice("model", default: .full,
+                                                                "lite or full: MediaPipe's model complexity 0 or 1 (palm_detection_* and hand_landmark_*)")
+        public static let palmModel = NodeOption<String?>.text("palm-model", required: false, "palm detector model file or name (default: the complexity's)")
+        public static let landmarkModel = NodeOption<String?>.text("landmark-model", required: false, "hand landmark model file or name (default: the complexity's)")
+        public static let maxHands = NodeOption.int("max-hands", default: 2, 1...16, "hands tracked at most")
+        public static let minDetection = NodeOption.number("min-detection-confidence", default: 0.5, 0...1, "palms scoring below this are not tracked")
+        public static let minTracking = NodeOption.number("min-tracking-confidence", default: 0.5, 0...1,
+                                                          "a tracked hand whose presence falls below this is dropped (and looked for again)")
+        public static let detectEvery = NodeOption.int("detect-every", default: 0, 0...100_000, "also run the palm detector every N frames (0: only when a hand is missing)")
+        public static let smoothing = NodeOption<Bool>.choice("smoothing", [("none", false), ("one-euro", true)], default: "none",
+                                                              "landmark smoothing over time (MediaPipe's hands solution: none)")
+        public static let minCutoff = NodeOption.number("min-cutoff", default: 0.05, 0.0001...100, "one-euro: cutoff frequency at rest, Hz (lower: steadier)")
+        public static let beta = NodeOption.number("beta", default: 80, 0...10_000, "one-euro: how fast the cutoff rises with speed (higher: less lag)")
+        public static let threads = NetworkNode.OptionSpecs.threads
+        public static let all = [model.spec, palmModel.spec, landmarkModel.spec, maxHands.spec, minDetection.spec, minTracking.spec, detectEvery.spec,
+                                 smoothing.spec, minCutoff.spec, beta.spec, threads.spec]
+    }
+}
