@@ -16,6 +16,8 @@ let package = Package(
                                                "ModelDeployment", "FrameGraphModels", "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphBodies", "FrameGraphLabeling",
                                                "FrameGraphMetalTensor", "FrameGraphPipelines", "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphServe"]),
         .executable(name: "framegraph", targets: ["framegraph"]),
+        // The C ABI (libFrameGraphC.so) that the Python package (python/) loads with ctypes.
+        .library(name: "FrameGraphC", type: .dynamic, targets: ["FrameGraphC"]),
     ],
     targets: [
         // C surfaces: one system-library target per FFmpeg library (Debian's -dev packages, pkg-config).
@@ -109,6 +111,9 @@ let package = Package(
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                               "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphModels", "FrameGraphNetwork",
                                                               "FrameGraphFaces", "FrameGraphBodies", "FrameGraphLabeling", "FrameGraphMetalTensor"]),
+        // The C ABI over a run (`@_cdecl` entry points: open a pipeline as the CLI builds it, pull frames
+        // and results, stop, stats): what the Python package loads. C pointers live only in Exports.swift.
+        .target(name: "FrameGraphC", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphMedia", "FrameGraphModels", "NeuralGraph"]),
         // Micro-benchmarks that print figures (Lab conversion …).
         .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw", "CFrameGraphKernels"]),
         // The command-line tool.

@@ -61,14 +61,14 @@ public struct ModelSearchPath: Sendable, Equatable {
     }
 
     /// The data folders of the running binary: `PREFIX/share/framegraph/models` when it is installed
-    /// as `PREFIX/bin/framegraph`, and `CHECKOUT/models`, `CHECKOUT/models/cache` when it was built in
+    /// as `PREFIX/bin/framegraph` (or `PREFIX/lib/libFrameGraphC.so`, the library Python loads), and `CHECKOUT/models`, `CHECKOUT/models/cache` when it was built in
     /// a checkout (a folder above it holds `Package.swift` and `models/`).
     public static func dataFolders(executable: String? = Bundle.main.executablePath) -> [Place] {
         guard let executable else { return [] }
         let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
         var places: [Place] = []
         let installed = binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/framegraph")
-        if binary.deletingLastPathComponent().lastPathComponent == "bin", FileManager.default.fileExists(atPath: installed.path) {
+        if ["bin", "lib"].contains(binary.deletingLastPathComponent().lastPathComponent), FileManager.default.fileExists(atPath: installed.path) {
             places.append(Place(folder: installed.appendingPathComponent("models").path, why: "installed data"))
         }
         if let checkout = InstalledData.checkout(above: binary) {
@@ -119,7 +119,7 @@ public enum InstalledData {
         guard let executable else { return nil }
         let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
         let installed = binary.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/framegraph")
-        if binary.deletingLastPathComponent().lastPathComponent == "bin", FileManager.default.fileExists(atPath: installed.path) {
+        if ["bin", "lib"].contains(binary.deletingLastPathComponent().lastPathComponent), FileManager.default.fileExists(atPath: installed.path) {
             return installed.path
         }
         return checkout(above: binary)

@@ -49,17 +49,12 @@ extension PipelineDocument {
     /// every node that emits results (``NodeType/emits`` in `catalog`).
     public mutating func applyResults(_ path: String, catalog: NodeCatalog = .standard) throws {
         let existing = declarations.filter { $0.type == "results" }
-        var producers: [String] = []
+        let producers = resultsProducers(catalog: catalog)
         if existing.isEmpty {
-            producers = declarations.filter { catalog.types[$0.type]?.emits == .results }.map(\.name)
             guard !producers.isEmpty else {
                 throw usage("--results: \(file) has no node that produces results (a detector or classifier, such as detect-faces)")
             }
         } else {
-            // Every producer of every results sink, in the order of the connections.
-            for c in connections where existing.contains(where: { $0.name == c.to.node }) && !producers.contains(c.from.node) {
-                producers.append(c.from.node)
-            }
             let names = Set(existing.map(\.name))
             declarations.removeAll { names.contains($0.name) }
             connections.removeAll { names.contains($0.to.node) }
@@ -95,9 +90,7 @@ extension PipelineDocument {
             }
         }
         if declarations.contains(where: { $0.type == "display" }) { return .nothingToShow("the pipeline has a display window already") }
-        let videoSinks = declarations.filter { ["encode", "png", "null"].contains($0.type) }.map(\.name)
-        let links = connections
-        guard let feeding = videoSinks.compactMap({ sink in links.first { $0.to.node == sink }?.from.node }).first else {
+        guard let feeding = videoOutputNode else {
             return .nothingToShow("the pipeline has no video output to show")
         }
         let name = uniqueName("preview")
@@ -108,6 +101,28 @@ extension PipelineDocument {
         ], location: here, typeLocation: here))
         connections.append(Connection(from: Endpoint(node: feeding, port: nil, location: here), to: Endpoint(node: name, port: nil, location: here)))
         return .showing(node: feeding)
+    }
+
+    /// The node whose output the pipeline's first video sink (encode, png or null) receives: what a
+    /// preview window shows and what a program's frame tap (the C library, Python) gets; nil when
+    /// the pipeline has no video output.
+    public var videoOutputNode: String? {
+        let videoSinks = declarations.filter { ["encode", "png", "null"].contains($0.type) }.map(\.name)
+        let links = connections
+        return videoSinks.compactMap({ sink in links.first { $0.to.node == sink }?.from.node }).first
+    }
+
+    /// The nodes whose results a results file gets: every producer of the pipeline's `results` sinks
+    /// (in the order of the connections) when it has some, else every node whose type emits results
+    /// (``NodeType/emits`` in `catalog`). Empty when nothing produces results.
+    public func resultsProducers(catalog: NodeCatalog = .standard) -> [String] {
+        let existing = declarations.filter { $0.type == "results" }
+        guard !existing.isEmpty else { return declarations.filter { catalog.types[$0.type]?.emits == .results }.map(\.name) }
+        var producers: [String] = []
+        for c in connections where existing.contains(where: { $0.name == c.to.node }) && !producers.contains(c.from.node) {
+            producers.append(c.from.node)
+        }
+        return producers
     }
 
     /// `--set NODE.KEY=VALUE` (each).

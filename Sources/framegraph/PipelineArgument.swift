@@ -32,27 +32,8 @@ struct PipelineArgument {
         return PipelineArgument(document: try Pipeline.parseFile(path: path), file: path, name: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent)
     }
 
-    /// The pipeline file `given` names: itself when it exists; else, for a bare name, the shipped
-    /// pipeline of that name.
+    /// The pipeline file `given` names (``ShippedPipelines/find(_:executable:)``).
     static func find(_ given: String) throws -> String {
-        var info = stat()
-        if stat(given, &info) == 0 || given.contains("/") { return given }
-        let name = given.hasSuffix(".fg") ? given : given + ".fg"
-        var places: [String] = []
-        if let data = InstalledData.folder() {
-            let candidate = URL(fileURLWithPath: data).appendingPathComponent("pipelines").appendingPathComponent(name).path
-            if FileManager.default.fileExists(atPath: candidate) { return candidate }
-            places.append(candidate)
-        }
-        throw Arguments.UsageError(description: "no pipeline file '\(given.prefix(80))'"
-                                   + (places.isEmpty ? "" : " (nor a shipped pipeline \(places.joined(separator: ", ")))")
-                                   + "; the shipped ones: \(shippedNames().joined(separator: ", "))")
-    }
-
-    /// The names of the shipped pipelines (installed or in the checkout).
-    static func shippedNames() -> [String] {
-        guard let data = InstalledData.folder(),
-              let files = try? FileManager.default.contentsOfDirectory(atPath: data + "/pipelines") else { return [] }
-        return files.filter { $0.hasSuffix(".fg") }.map { String($0.dropLast(3)) }.sorted()
+        try ShippedPipelines.find(given)
     }
 }

@@ -21,11 +21,8 @@ struct RunCommand {
         var run = options
         if hasCamera {
             // A camera delivers in real time: the run is live.
-            if arguments.value("mode") == "offline" {
-                throw Arguments.UsageError(description: "--mode offline cannot read a camera: a camera is always live (leave --mode out); to process every frame, record to a file first and run that offline")
-            }
+            run.mode = try PipelineChanges.mode(requested: arguments.value("mode").flatMap(RunMode.init(rawValue:)), hasCamera: true)
             if arguments.has("loop") { throw Arguments.UsageError(description: "--loop applies to file sources; a camera has no end to loop from") }
-            run.mode = .live
         }
         let serve = checkOnly ? nil : try ServeCommandLine.parse(arguments)
         let models = ModelService(modelConfiguration(pipelineFile: pipeline.file))
@@ -125,30 +122,24 @@ struct RunCommand {
         return statsWritten ? 0 : 1
     }
 
-    /// The command line's changes to the pipeline, in order: the camera (it turns the file source
-    /// into a camera, and `--set` then applies to that), input, loop, audio, output, `--set`,
-    /// results, preview. Returns whether the pipeline reads a camera.
+    /// The command line's changes to the pipeline (``PipelineChanges``, applied in its order).
+    /// Returns whether the pipeline reads a camera.
     private func rewrite(_ document: inout PipelineDocument, title: String) throws -> Bool {
-        let camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
-                                       format: arguments.value("camera-format"), reconnect: arguments.has("reconnect"))
-        if camera.path != nil && arguments.value("input") != nil {
-            throw Arguments.UsageError(description: "--input and --camera both name the source; give one of them")
+        var changes = PipelineChanges()
+        changes.camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
+                                           format: arguments.value("camera-format"), reconnect: arguments.has("reconnect"))
+        changes.input = arguments.value("input")
+        changes.loop = arguments.has("loop")
+        changes.audio = arguments.value("audio")
+        changes.output = arguments.value("output")
+        changes.settings = arguments.all("set")
+        changes.results = arguments.value("results")
+        if arguments.has("preview") { changes.previewTitle = "FrameGraph: \(title)" }
+        let applied = try changes.apply(to: &document)
+        if case .nothingToShow(let why) = applied.preview {
+            FileHandle.standardError.write(Data("framegraph: warning: --preview: \(why)\n".utf8))
         }
-        let hasCamera = try camera.apply(to: &document)
-        if let input = arguments.value("input") { try document.applyInput(input) }
-        if arguments.has("loop") && !hasCamera { try document.applyLoop() }
-        if let audio = arguments.value("audio") { try document.applyAudio(audio) }
-        if let output = arguments.value("output") { try document.applyOutput(output) }
-        try document.applySettings(arguments.all("set"))
-        if let results = arguments.value("results") { try document.applyResults(results) }
-        if arguments.has("preview") {
-            // Preview only writes what the command line names (--output, --results, --set NODE.path=…).
-            let outcome = try document.applyPreview(title: "FrameGraph: \(title)", writeFiles: false)
-            if case .nothingToShow(let why) = outcome {
-                FileHandle.standardError.write(Data("framegraph: warning: --preview: \(why)\n".utf8))
-            }
-        }
-        return hasCamera
+        return applied.hasCamera
     }
 
     /// Mode, clock rate, policy, duration, trace, stats and presentation delay from the command line.

@@ -1,0 +1,74 @@
+import Foundation
+import FrameGraph
+
+/// A run's changes to a pipeline, as the command line gives them (`--camera …`, `--input`, `--loop`,
+/// `--audio`, `--output`, `--set`, `--results`, `--preview`), applied in one fixed order by
+/// ``apply(to:)``. The CLI fills it from its arguments; the C library (and through it Python) from
+/// its open request: both build the same run from the same words.
+///
+/// ```swift
+/// var changes = PipelineChanges()
+/// changes.input = "clip.mp4"
+/// changes.settings = ["matte.mode=blur"]
+/// let applied = try changes.apply(to: &document)   // applied.hasCamera: false
+/// ```
+public struct PipelineChanges: Sendable {
+    /// `--camera`, `--camera-size`, `--camera-fps`, `--camera-format`, `--reconnect`.
+    public var camera = CameraCommandLine()
+    /// `--input PATH`: every `file` source reads it.
+    public var input: String?
+    /// `--loop`: file sources loop (ignored with a camera).
+    public var loop = false
+    /// `--audio copy|drop|aac`.
+    public var audio: String?
+    /// `--output PATH`: the first `encode` or `png` sink writes it.
+    public var output: String?
+    /// `--set NODE.KEY=VALUE`, each, in order.
+    public var settings: [String] = []
+    /// `--results FILE`.
+    public var results: String?
+    /// `--preview`: the window's title (nil: no preview).
+    public var previewTitle: String?
+
+    public init() {}
+
+    /// What ``apply(to:)`` did.
+    public struct Applied: Sendable, Equatable {
+        /// Whether the pipeline reads a camera (the run is then live).
+        public var hasCamera: Bool
+        /// The preview's outcome, when one was asked for.
+        public var preview: PipelineDocument.PreviewOutcome?
+    }
+
+    /// Applies the changes in order: the camera (it turns the file source into a camera, and `--set`
+    /// then applies to that), input, loop, audio, output, `--set`, results, preview. Each is a
+    /// ``PipelineError`` (or a camera error) with one line when it has nothing to apply to.
+    public func apply(to document: inout PipelineDocument) throws -> Applied {
+        if camera.path != nil && input != nil {
+            throw PipelineError(origin: "", message: "--input and --camera both name the source; give one of them")
+        }
+        let hasCamera = try camera.apply(to: &document)
+        if let input { try document.applyInput(input) }
+        if loop && !hasCamera { try document.applyLoop() }
+        if let audio { try document.applyAudio(audio) }
+        if let output { try document.applyOutput(output) }
+        try document.applySettings(settings)
+        if let results { try document.applyResults(results) }
+        var preview: PipelineDocument.PreviewOutcome?
+        if let previewTitle {
+            // Preview only writes what the command line names (--output, --results, --set NODE.path=…).
+            preview = try document.applyPreview(title: previewTitle, writeFiles: false)
+        }
+        return Applied(hasCamera: hasCamera, preview: preview)
+    }
+
+    /// The run mode for a pipeline that does (or does not) read a camera, given the mode asked for
+    /// (nil: not asked). A camera is always live: asking for offline is an error.
+    public static func mode(requested: RunMode?, hasCamera: Bool) throws -> RunMode {
+        guard hasCamera else { return requested ?? .offline }
+        if requested == .offline {
+            throw PipelineError(origin: "", message: "--mode offline cannot read a camera: a camera is always live (leave --mode out); to process every frame, record to a file first and run that offline")
+        }
+        return .live
+    }
+}

@@ -1,0 +1,11 @@
+"""FrameGraph from Python: run a pipeline on the Swift engine and read its output frames (numpy)
+and results (dicts).
+
+    import framegraph as fg
+    for item in fg.run("pipelines/face-detect.fg", input="clip.mp4"):
+        item.index, item.time, item.frame, item.results
+"""
+from ._run import FrameGraphError, Item, ModelError, PipelineError, RequestError, Run, RunError, library, run
+
+__all__ = ["run", "Run", "Item", "FrameGraphError", "PipelineError", "ModelError", "RunError", "RequestError", "library"]
+__version__ = "0.2.0"
