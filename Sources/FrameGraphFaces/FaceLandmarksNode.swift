@@ -93,13 +93,7 @@ public final class FaceLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         try require(format: frame.format, in: [.yuv420p, .rgb24])
         let det = try detector ?? load(detectorModel)
         detector = det
-        let info = det.inputInfo(0)
-        guard info.shape.count == 4, info.shape[0] == 1, info.shape[3] == 3 else {
-            throw GraphError.mismatch(node: name, port: "detector input '\(info.name)'", field: "shape", expected: "[1, H, W, 3]", got: "\(info.shape)")
-        }
-        detectorInput = ModelInput(width: info.shape[2], height: info.shape[1], channels: 3, normalization: .signed, fit: .letterbox)
-        let detOutputs = (0..<det.outputCount).map { (det.outputInfo($0).name, det.outputInfo($0).shape) }
-        _ = try detections.negotiate(outputs: detOutputs, input: frame, node: name)
+        detectorInput = try detections.negotiate(detector: det, input: frame, normalization: .signed, port: "detector", node: name)
 
         let marks = try landmarker ?? load(landmarkModel)
         landmarker = marks

@@ -50,3 +50,19 @@ public final class DetectionDecoder: OutputDecoder {
         return out
     }
 }
+
+extension DetectionDecoder {
+    /// The first stage of a landmark pipeline (faces, hands, pose): the detector's one image input,
+    /// [1, H, W, 3], letterboxed into and normalised as `normalization` says, and its outputs
+    /// negotiated with this decoder. `port` names the model in errors ("palm detector").
+    public func negotiate(detector: Predictor, input: FrameDescription, normalization: InputNormalization,
+                          port: String, node: String) throws -> ModelInput {
+        let info = detector.inputInfo(0)
+        guard info.shape.count == 4, info.shape[0] == 1, info.shape[3] == 3 else {
+            throw GraphError.mismatch(node: node, port: "\(port) input '\(info.name)'", field: "shape", expected: "[1, H, W, 3]", got: "\(info.shape)")
+        }
+        let outputs = (0..<detector.outputCount).map { (detector.outputInfo($0).name, detector.outputInfo($0).shape) }
+        _ = try negotiate(outputs: outputs, input: input, node: node)
+        return ModelInput(width: info.shape[2], height: info.shape[1], channels: 3, normalization: normalization, fit: .letterbox)
+    }
+}
