@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "FrameGraphFaces", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "NeuralGraph", "XNNPACKRuntime"]),
         // Hands and bodies as MediaPipe finds them: palm detection and 21 hand landmarks with handedness,
         // pose detection and 33 pose landmarks with visibility, tracked and smoothed; their topologies.
-        .target(name: "FrameGraphBodies", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "NeuralGraph", "XNNPACKRuntime"]),
+        .target(name: "FrameGraphBodies", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "NeuralGraph", "XNNPACKRuntime", "CFrameGraphKernels"]),
         // Image labeling as ML Kit does it: classifier metadata, labels, calibration, the labeler API.
         .target(name: "FrameGraphLabeling", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "ModelFormats", "ModelDeployment", "NeuralGraph",
                                                          "ONNXImport", "TFLiteImport", "XNNPACKRuntime", "FFmpegSupport"]),

@@ -88,10 +88,12 @@ public final class GraphRunner: @unchecked Sendable {
     }
 
     /// Throws when `stream` (what `node` emits) is not the kind `connection`'s port takes: results
-    /// into a frame port (a detector into an encoder) or frames into a results port.
+    /// into a frame port (a detector into an encoder) or frames into a results port (unless the
+    /// node's frames carry its results: ``Node/framesCarryResults``).
     static func checkKind(_ stream: FrameDescription, from node: Node, to connection: Connection) throws {
         let kinds = connection.node.inputKinds
         guard kinds.indices.contains(connection.port), let wanted = kinds[connection.port], wanted != stream.kind else { return }
+        if wanted == .results, stream.kind == .frames, node.framesCarryResults { return }
         let what: (StreamKind) -> String = { $0 == .frames ? "frames" : "results (detections, landmarks, labels)" }
         throw GraphError.mismatch(node: connection.node.name, port: connection.node.portName(connection.port), field: "stream",
                                   expected: what(wanted), got: "\(what(stream.kind)) from \(node.kind) '\(node.name)'")

@@ -69,6 +69,10 @@ open class Node: @unchecked Sendable, CustomStringConvertible {
     /// What this node emits: frames (default) or results about frames (a detector, a classifier).
     open var outputKind: StreamKind { .frames }
 
+    /// Whether the frames this node emits also carry its results (a mask with the pose it belongs
+    /// to): such a frame stream may feed a results port too (annotate, a results file). Default: no.
+    open var framesCarryResults: Bool { false }
+
     /// How the runner runs this node. Default: by role (a source its own thread, a sink the sink
     /// inbox, filters and composites inline); a node that wants a worker thread overrides it.
     open var execution: Execution { .inline }

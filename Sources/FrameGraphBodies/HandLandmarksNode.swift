@@ -47,6 +47,9 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         public var detectEvery = 0
         /// Smoothing of the points (nil: none, as MediaPipe's hands solution).
         public var smoothing: LandmarkSmoothing.Settings?
+        /// Adds each hand's 21 world landmarks (metres, centred on the hand; MediaPipe's
+        /// `multi_hand_world_landmarks`, not smoothed, as there) to its landmark set.
+        public var worldLandmarks = false
         public var threads = 1
         public init() {}
     }
@@ -66,7 +69,7 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     private let commonRGB = CommonDecoderRGB()
     /// Used by ``prepare(_:context:)`` only (the delivering thread).
     private let preparingRGB = CommonDecoderRGB()
-    private var outputs = (landmarks: 0, presence: 1, handedness: 2)
+    private var outputs = (landmarks: 0, presence: 1, handedness: 2, world: 3 as Int?)
     /// The hands tracked from the previous frame (their next regions), with their smoothing state.
     private var tracked: [(region: RotatedRegion, filter: LandmarkSmoothing?)] = []
     private var framesSinceDetection = 0
@@ -105,6 +108,11 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         let marks = try landmarker ?? load(landmarkModel)
         landmarker = marks
         outputs = try Self.landmarkOutputs(of: marks, node: name)
+        if options.worldLandmarks, outputs.world == nil {
+            throw GraphError.mismatch(node: name, port: "hand landmark model outputs", field: "shape",
+                                      expected: "world landmarks (a second [1, 63] output) for world-landmarks=on",
+                                      got: (0..<marks.outputCount).map { "'\(marks.outputInfo($0).name)' \(marks.outputInfo($0).shape)" }.joined(separator: ", "))
+        }
         tracked = []
         framesSinceDetection = 0
         return frame
@@ -113,7 +121,7 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     /// Which outputs of a hand landmark model hold the 21 × 3 points, the presence and the
     /// handedness (MediaPipe's order: points, presence, handedness, world points); the model is
     /// refused, naming what it has, unless its input is [1, 224, 224, 3] and it has them.
-    static func landmarkOutputs(of marks: Predictor, node: String) throws -> (landmarks: Int, presence: Int, handedness: Int) {
+    static func landmarkOutputs(of marks: Predictor, node: String) throws -> (landmarks: Int, presence: Int, handedness: Int, world: Int?) {
         let li = marks.inputInfo(0)
         guard li.shape == [1, 224, 224, 3] else {
             throw GraphError.mismatch(node: node, port: "hand landmark model input '\(li.name)'", field: "shape", expected: "[1, 224, 224, 3]", got: "\(li.shape)")
@@ -126,7 +134,8 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
                                       expected: "21 × 3 landmark values ([1, 63]), a presence score and a handedness score ([1, 1] each)",
                                       got: seen.isEmpty ? "none" : seen)
         }
-        return (points, singles[0], singles[1])
+        let world = counts.indices.first { $0 != points && counts[$0] == HandTopology.points * 3 }
+        return (points, singles[0], singles[1], world)
     }
 
     /// The frame as RGB, made on the delivering thread while the worker still works on the
@@ -179,7 +188,12 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
             let points = hand.filter?.filter(raw, time: input.mediaTime, width: w, height: h) ?? raw
             let handedness = left >= 0.5 ? Classification(label: "Left", confidence: left, index: 0)
                                          : Classification(label: "Right", confidence: 1 - left, index: 1)
-            results.landmarks.append(LandmarkSet(label: "hand", points: points, topology: HandTopology.hand, classification: handedness))
+            var world: [Landmark]?
+            if options.worldLandmarks, let index = outputs.world {
+                let v = landmarker.output(index).pointer
+                world = hand.region.projectWorld((0..<HandTopology.points).map { Landmark(x: v[3 * $0], y: v[3 * $0 + 1], z: v[3 * $0 + 2]) })
+            }
+            results.landmarks.append(LandmarkSet(label: "hand", points: points, topology: HandTopology.hand, classification: handedness, world: world))
             results.detections.append(Detection(box: Self.bounds(of: points), score: presence, label: "hand", index: 0))
             if let region = RotatedRegion(handLandmarks: raw, width: w, height: h) {
                 hand.region = region
@@ -224,8 +238,10 @@ extension HandLandmarksNode {
                                                               "landmark smoothing over time (MediaPipe's hands solution: none)")
         public static let minCutoff = NodeOption.number("min-cutoff", default: 0.05, 0.0001...100, "one-euro: cutoff frequency at rest, Hz (lower: steadier)")
         public static let beta = NodeOption.number("beta", default: 80, 0...10_000, "one-euro: how fast the cutoff rises with speed (higher: less lag)")
+        public static let world = NodeOption<Bool>.choice("world-landmarks", [("off", false), ("on", true)], default: "off",
+                                                          "add each hand's 21 world landmarks (metres, centred on the hand; MediaPipe's multi_hand_world_landmarks)")
         public static let threads = NetworkNode.OptionSpecs.threads
         public static let all = [model.spec, palmModel.spec, landmarkModel.spec, maxHands.spec, minDetection.spec, minTracking.spec, detectEvery.spec,
-                                 smoothing.spec, minCutoff.spec, beta.spec, threads.spec]
+                                 smoothing.spec, minCutoff.spec, beta.spec, world.spec, threads.spec]
     }
 }

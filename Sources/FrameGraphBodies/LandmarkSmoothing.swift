@@ -27,6 +27,8 @@ public final class LandmarkSmoothing: @unchecked Sendable {
 
         /// MediaPipe's pose landmarks.
         public static let pose = Settings(minCutoff: 0.05, beta: 80, derivativeCutoff: 1, visibilityAlpha: 0.1)
+        /// MediaPipe's pose world landmarks (metres: speeds are not divided by a size).
+        public static let poseWorld = Settings(minCutoff: 0.1, beta: 40, derivativeCutoff: 1, visibilityAlpha: 0.1)
         /// MediaPipe's pose alignment points (the next region comes from them).
         public static let poseAlignment = Settings(minCutoff: 0.01, beta: 10, derivativeCutoff: 1, visibilityAlpha: 0.1)
     }
@@ -83,19 +85,42 @@ public final class LandmarkSmoothing: @unchecked Sendable {
         visibility = []
     }
 
-    /// The smoothed points (normalised) of the frame at `time` seconds in a `width`×`height` frame;
-    /// `objectSize` in pixels (nil: the mean of the points' width and height).
-    public func filter(_ points: [Landmark], time: Double, width: Int, height: Int, objectSize: Float? = nil) -> [Landmark] {
-        if filters.count != points.count * 3 {
-            filters = [OneEuro](repeating: OneEuro(), count: points.count * 3)
-            visibility = [LowPass](repeating: LowPass(), count: points.count)
+    /// The smoothed points of the frame at `time` seconds, taken as they are (metres: MediaPipe's
+    /// `disable_value_scaling`, speeds not divided by the object's size), for world landmarks.
+    public func filterMetric(_ points: [Landmark], time: Double) -> [Landmark] {
+        resize(for: points.count)
+        var out = smoothVisibility(points)
+        for i in points.indices {
+            let p = points[i]
+            out[i].x = Float(filters[3 * i].apply(Double(p.x), time: time, valueScale: 1, settings: settings))
+            out[i].y = Float(filters[3 * i + 1].apply(Double(p.y), time: time, valueScale: 1, settings: settings))
+            if let z = p.z { out[i].z = Float(filters[3 * i + 2].apply(Double(z), time: time, valueScale: 1, settings: settings)) }
         }
+        return out
+    }
+
+    private func resize(for count: Int) {
+        if filters.count != count * 3 {
+            filters = [OneEuro](repeating: OneEuro(), count: count * 3)
+            visibility = [LowPass](repeating: LowPass(), count: count)
+        }
+    }
+
+    private func smoothVisibility(_ points: [Landmark]) -> [Landmark] {
         var out = points
         if let alpha = settings.visibilityAlpha {
             for i in points.indices {
                 if let v = points[i].visibility { out[i].visibility = Float(visibility[i].apply(Double(v), alpha: Double(alpha))) }
             }
         }
+        return out
+    }
+
+    /// The smoothed points (normalised) of the frame at `time` seconds in a `width`×`height` frame;
+    /// `objectSize` in pixels (nil: the mean of the points' width and height).
+    public func filter(_ points: [Landmark], time: Double, width: Int, height: Int, objectSize: Float? = nil) -> [Landmark] {
+        resize(for: points.count)
+        var out = smoothVisibility(points)
         let w = Float(width), h = Float(height)
         let size: Float
         if let objectSize {

@@ -20,7 +20,10 @@ import XNNPACKRuntime
 /// with ``Options/smoothing`` (the solution's default) the landmarks go through theirs too.
 ///
 /// Emits results: a landmark set (label "pose", topology ``PoseTopology/pose``, 33 points with
-/// visibility) and a detection (the points' bounding box, the presence score).
+/// visibility; with ``Options/worldLandmarks`` also the 33 world landmarks in metres, smoothed as
+/// MediaPipe smooths them) and a detection (the points' bounding box, the presence score). With
+/// ``Options/output`` `.mask` (node type `pose-segment`) it emits the person mask instead, a gray8
+/// frame of the frame's size (``PoseSegmentationMask``), carrying the same results.
 ///
 /// ```swift
 /// let pose = PoseLandmarksNode(name: "pose")
@@ -36,8 +39,24 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         public var minPresence: Float = 0.5
         /// MediaPipe's landmark smoothing (smooth_landmarks, on by default).
         public var smoothing = true
+        /// Adds the world landmarks (metres) to each pose's landmark set (MediaPipe's
+        /// `pose_world_landmarks`). Off by default: they make each results line about 2 KB longer.
+        public var worldLandmarks = false
+        /// What the node emits: the results, or the person mask carrying them.
+        public var output = Output.landmarks
+        /// MediaPipe's mask smoothing (smooth_segmentation: the previous mask's weight where the
+        /// new one is unsure, 0.7; 0 turns it off).
+        public var maskSmoothing: Float = 0.7
         public var threads = 1
         public init() {}
+    }
+
+    /// What a ``PoseLandmarksNode`` emits.
+    public enum Output: String, Sendable, CaseIterable {
+        /// Results (landmarks, a detection).
+        case landmarks
+        /// The person mask (gray8, the frame's size) with the results attached.
+        case mask
     }
 
     /// Points the landmark model gives: the 33 landmarks and the 2 alignment points, then 4 unused.
@@ -60,12 +79,15 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     private let commonRGB = CommonDecoderRGB()
     /// Used by ``prepare(_:context:)`` only (the delivering thread).
     private let preparingRGB = CommonDecoderRGB()
-    private var outputs = (landmarks: 0, presence: 1, heatmap: 3)
+    private var outputs = (landmarks: 0, presence: 1, heatmap: 3, world: 4 as Int?, segmentation: 2 as Int?)
+    private var segmentationSide = 256
+    private let segmentation: PoseSegmentationMask
     private var heatmapSide = 64
     /// The region for the next frame, from this frame's alignment points (nil: detect).
     private var tracked: RotatedRegion?
     private let pointFilter = LandmarkSmoothing(settings: .pose)
     private let alignmentFilter = LandmarkSmoothing(settings: .poseAlignment)
+    private let worldFilter = LandmarkSmoothing(settings: .poseWorld)
     /// Detector runs and landmark runs so far (for tests and the report).
     public private(set) var detectorRuns = 0
     public private(set) var landmarkRuns = 0
@@ -78,12 +100,14 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         decoding.minScore = options.minDetectionScore
         detections = DetectionDecoder(anchors: .pose, decoding: decoding,
                                       suppression: NonMaxSuppression(algorithm: .weighted, overlap: 0.3, maxDetections: 1), label: "person")
+        segmentation = PoseSegmentationMask(combineWithPrevious: min(max(options.maskSmoothing, 0), 0.95))
         super.init(name: name)
     }
 
-    override public var kind: String { "pose-landmarks" }
+    override public var kind: String { options.output == .mask ? "pose-segment" : "pose-landmarks" }
     override public var execution: Execution { .worker }
-    override public var outputKind: StreamKind { .results }
+    override public var outputKind: StreamKind { options.output == .mask ? .frames : .results }
+    override public var framesCarryResults: Bool { options.output == .mask }
     override public var filesRead: [String] { modelReferences.compactMap(models.locateIfPresent) }
 
     private func load(_ reference: String) throws -> Predictor {
@@ -100,18 +124,33 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         let marks = try landmarker ?? load(landmarkModel)
         landmarker = marks
         let found = try Self.landmarkOutputs(of: marks, node: name)
-        outputs = (found.landmarks, found.presence, found.heatmap)
+        outputs = (found.landmarks, found.presence, found.heatmap, found.world, found.segmentation)
         heatmapSide = found.heatmapSide
-        tracked = nil
-        pointFilter.reset()
-        alignmentFilter.reset()
-        return frame
+        if options.worldLandmarks, found.world == nil {
+            throw GraphError.mismatch(node: name, port: "pose landmark model outputs", field: "shape",
+                                      expected: "world landmarks ([1, 117]) for world-landmarks=on", got: Self.outputList(marks))
+        }
+        if options.output == .mask {
+            guard let index = found.segmentation else {
+                throw GraphError.mismatch(node: name, port: "pose landmark model outputs", field: "shape",
+                                          expected: "a segmentation mask ([1, 256, 256, 1]) for pose-segment", got: Self.outputList(marks))
+            }
+            segmentationSide = marks.outputInfo(index).shape[1]
+        }
+        lose()
+        return options.output == .mask ? FrameDescription(format: .gray8, width: frame.width, height: frame.height) : frame
+    }
+
+    private static func outputList(_ marks: Predictor) -> String {
+        let seen = (0..<marks.outputCount).map { "'\(marks.outputInfo($0).name)' \(marks.outputInfo($0).shape)" }.joined(separator: ", ")
+        return seen.isEmpty ? "none" : seen
     }
 
     /// Which outputs of a pose landmark model hold the 39 × 5 point values, the presence and the
-    /// heatmaps; the model is refused, naming what it has, unless its input is [1, 256, 256, 3]
-    /// and it has them.
-    static func landmarkOutputs(of marks: Predictor, node: String) throws -> (landmarks: Int, presence: Int, heatmap: Int, heatmapSide: Int) {
+    /// heatmaps (and, when it has them, the world landmarks and the segmentation mask); the model is
+    /// refused, naming what it has, unless its input is [1, 256, 256, 3] and it has the first three.
+    static func landmarkOutputs(of marks: Predictor, node: String)
+        throws -> (landmarks: Int, presence: Int, heatmap: Int, heatmapSide: Int, world: Int?, segmentation: Int?) {
         let li = marks.inputInfo(0)
         let side = PoseLandmarksNode.inputSide
         guard li.shape == [1, side, side, 3] else {
@@ -121,12 +160,13 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         let counts = shapes.map { $0.reduce(1, *) }
         let heatmap = shapes.firstIndex { $0.count == 4 && $0[0] == 1 && $0[3] == modelPoints && $0[1] == $0[2] && $0[1] > 0 }
         guard let points = counts.firstIndex(of: modelPoints * 5), let presence = counts.firstIndex(of: 1), let heatmap else {
-            let seen = (0..<marks.outputCount).map { "'\(marks.outputInfo($0).name)' \(marks.outputInfo($0).shape)" }.joined(separator: ", ")
             throw GraphError.mismatch(node: node, port: "pose landmark model outputs", field: "shape",
                                       expected: "39 × 5 landmark values ([1, 195]), a presence score ([1, 1]) and heatmaps ([1, N, N, 39])",
-                                      got: seen.isEmpty ? "none" : seen)
+                                      got: outputList(marks))
         }
-        return (points, presence, heatmap, shapes[heatmap][1])
+        let world = counts.firstIndex(of: modelPoints * 3)
+        let segmentation = shapes.firstIndex { $0.count == 4 && $0[0] == 1 && $0[3] == 1 && $0[1] == $0[2] && $0[1] > 1 }
+        return (points, presence, heatmap, shapes[heatmap][1], world, segmentation)
     }
 
     /// The frame as RGB, made on the delivering thread while the worker still works on the previous frame.
@@ -157,7 +197,7 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         }
         guard let region, sampler.sample(region, of: frame, into: landmarker.input(0).pointer) else {
             lose()
-            return out
+            return emit(out, region: nil)
         }
         // 2. Landmarks in it.
         try landmarker.predict()
@@ -165,7 +205,7 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         let presence = landmarker.output(outputs.presence).pointer[0]
         guard presence > options.minPresence else {
             lose()
-            return out
+            return emit(out, region: nil)
         }
         var all = Self.decode(UnsafePointer(landmarker.output(outputs.landmarks).pointer))
         Self.refine(&all, heatmap: UnsafePointer(landmarker.output(outputs.heatmap).pointer), side: heatmapSide)
@@ -177,11 +217,38 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         if options.smoothing { points = pointFilter.filter(points, time: input.mediaTime, width: w, height: h, objectSize: size) }
         alignment = alignmentFilter.filter(alignment, time: input.mediaTime, width: w, height: h, objectSize: size)
         tracked = RotatedRegion(poseAlignment: alignment, width: w, height: h)
+        var world: [Landmark]?
+        if options.worldLandmarks, let index = outputs.world {
+            world = worldLandmarks(UnsafePointer(landmarker.output(index).pointer), visibility: points, region: region, time: input.mediaTime)
+        }
         var results = Results(producer: name)
-        results.landmarks.append(LandmarkSet(label: "pose", points: points, topology: PoseTopology.pose))
+        results.landmarks.append(LandmarkSet(label: "pose", points: points, topology: PoseTopology.pose, world: world))
         results.detections.append(Detection(box: HandLandmarksNode.bounds(of: points), score: presence, label: "pose", index: 0))
         out.results = results
-        return out
+        return emit(out, region: region)
+    }
+
+    /// The frame to emit: `out` (the results on the input frame), or for ``Output/mask`` the person
+    /// mask (of the pose in `region`, none when nil) carrying them.
+    private func emit(_ out: Frame, region: RotatedRegion?) -> Frame {
+        guard options.output == .mask, let landmarker else { return out }
+        var logits: UnsafePointer<Float>?
+        if region != nil, let index = outputs.segmentation { logits = UnsafePointer(landmarker.output(index).pointer) }
+        var mask = segmentation.mask(logits: logits, side: segmentationSide, area: region, width: out.width, height: out.height)
+        mask.copyTiming(from: out)
+        mask.results = out.results
+        return mask
+    }
+
+    /// The 33 world landmarks (metres) from the model's 39 × 3 values: turned as the region is,
+    /// with the image landmarks' visibility, smoothed as MediaPipe smooths them (visibility
+    /// low-passed, a one-euro filter without size scaling) when smoothing is on.
+    private func worldLandmarks(_ values: UnsafePointer<Float>, visibility points: [Landmark], region: RotatedRegion, time: Double) -> [Landmark] {
+        let raw = (0..<PoseTopology.points).map { i in
+            Landmark(x: values[3 * i], y: values[3 * i + 1], z: values[3 * i + 2], visibility: points[i].visibility)
+        }
+        let turned = region.projectWorld(raw)
+        return options.smoothing ? worldFilter.filterMetric(turned, time: time) : turned
     }
 
     /// The pose is lost: the next frame detects and the smoothing starts afresh.
@@ -189,6 +256,8 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         tracked = nil
         pointFilter.reset()
         alignmentFilter.reset()
+        worldFilter.reset()
+        segmentation.reset()
     }
 
     /// The 39 points in the region's normalised coordinates (x, y, z divided by the input's side;
@@ -240,7 +309,13 @@ extension PoseLandmarksNode {
                                                           "a tracked pose whose presence falls below this is dropped (and looked for again)")
         public static let smoothing = NodeOption<Bool>.choice("smoothing", [("one-euro", true), ("none", false)], default: "one-euro",
                                                               "MediaPipe's landmark smoothing (one-euro, the solution's default) or none")
+        public static let world = NodeOption<Bool>.choice("world-landmarks", [("off", false), ("on", true)], default: "off",
+                                                          "add the 33 world landmarks (metres, hip-centred) to each pose's set (MediaPipe's pose_world_landmarks)")
+        public static let maskSmoothing = NodeOption.number("mask-smoothing", default: 0.7, 0...0.95,
+                                                            "pose-segment: the previous mask's weight where the new one is unsure (MediaPipe's smooth_segmentation: 0.7; 0: off)")
         public static let threads = NetworkNode.OptionSpecs.threads
-        public static let all = [detector.spec, model.spec, minDetection.spec, minTracking.spec, smoothing.spec, threads.spec]
+        public static let all = [detector.spec, model.spec, minDetection.spec, minTracking.spec, smoothing.spec, world.spec, threads.spec]
+        /// The `pose-segment` node type's options: the same, and the mask's smoothing.
+        public static let segment = [detector.spec, model.spec, minDetection.spec, minTracking.spec, smoothing.spec, world.spec, maskSmoothing.spec, threads.spec]
     }
 }

@@ -16,6 +16,11 @@ public struct NodeType: Sendable {
     /// What the type's nodes emit: frames, or a results stream (detectors, classifiers) — what
     /// `--results` connects to.
     public var emits: StreamKind
+    /// Whether the frames it emits carry its results too (``Node/framesCarryResults``): `--results`
+    /// connects such nodes as well.
+    public var carriesResults = false
+    /// Whether `--results` connects nodes of this type: they emit results, or frames carrying them.
+    public var producesResults: Bool { emits == .results || carriesResults }
     let make: @Sendable (_ name: String, _ options: OptionValues) throws -> Node
 
     public init(name: String, role: Role, summary: String, ports: [String] = ["in"], emits: StreamKind = .frames, options: [OptionSpec],
@@ -27,6 +32,13 @@ public struct NodeType: Sendable {
         self.ports = role == .source ? [] : ports
         self.options = options
         self.make = make
+    }
+
+    /// The same type, marked as emitting frames that carry its results (``carriesResults``).
+    public var carryingResults: NodeType {
+        var t = self
+        t.carriesResults = true
+        return t
     }
 }
 

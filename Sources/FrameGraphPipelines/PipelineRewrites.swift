@@ -117,7 +117,7 @@ extension PipelineDocument {
     /// (``NodeType/emits`` in `catalog`). Empty when nothing produces results.
     public func resultsProducers(catalog: NodeCatalog = .standard) -> [String] {
         let existing = declarations.filter { $0.type == "results" }
-        guard !existing.isEmpty else { return declarations.filter { catalog.types[$0.type]?.emits == .results }.map(\.name) }
+        guard !existing.isEmpty else { return declarations.filter { catalog.types[$0.type]?.producesResults == true }.map(\.name) }
         var producers: [String] = []
         for c in connections where existing.contains(where: { $0.name == c.to.node }) && !producers.contains(c.from.node) {
             producers.append(c.from.node)

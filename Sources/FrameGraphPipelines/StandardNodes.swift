@@ -111,6 +111,7 @@ extension NodeCatalog {
             options.minDetectionScore = Float(try o.value(S.minDetection))
             options.minPresence = Float(try o.value(S.minTracking))
             options.detectEvery = try o.value(S.detectEvery)
+            options.worldLandmarks = try o.value(S.world)
             options.threads = try o.value(S.threads)
             if try o.value(S.smoothing) {
                 options.smoothing = LandmarkSmoothing.Settings(minCutoff: try o.value(S.minCutoff), beta: try o.value(S.beta))
@@ -126,8 +127,23 @@ extension NodeCatalog {
             options.minPresence = Float(try o.value(S.minTracking))
             options.threads = try o.value(S.threads)
             options.smoothing = try o.value(S.smoothing)
+            options.worldLandmarks = try o.value(S.world)
             return PoseLandmarksNode(name: name, detectorModel: try o.value(S.detector), landmarkModel: try o.value(S.model), options: options)
         },
+        NodeType(name: "pose-segment", role: .filter,
+                 summary: "MediaPipe pose's person mask (enable_segmentation), smoothed, the pose results attached (worker): frame → mask",
+                 options: PoseLandmarksNode.OptionSpecs.segment) { name, o in
+            typealias S = PoseLandmarksNode.OptionSpecs
+            var options = PoseLandmarksNode.Options()
+            options.output = .mask
+            options.minDetectionScore = Float(try o.value(S.minDetection))
+            options.minPresence = Float(try o.value(S.minTracking))
+            options.threads = try o.value(S.threads)
+            options.smoothing = try o.value(S.smoothing)
+            options.worldLandmarks = try o.value(S.world)
+            options.maskSmoothing = Float(try o.value(S.maskSmoothing))
+            return PoseLandmarksNode(name: name, detectorModel: try o.value(S.detector), landmarkModel: try o.value(S.model), options: options)
+        }.carryingResults,
         NodeType(name: "metaltensor-faces", role: .filter,
                  summary: "MetalTensor's face demo, its model files unchanged: RapidFaceDetect on a tracked square, 68 Landmarks (worker): frame → results",
                  emits: .results, options: MetalTensorFacesNode.OptionSpecs.all) { name, o in

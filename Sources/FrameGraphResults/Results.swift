@@ -201,15 +201,22 @@ public struct LandmarkSet: Sendable, Equatable, Codable {
     /// What kind of object the set is, when a model tells (a hand's handedness: "Left" or
     /// "Right", with its score and class index); written only when present.
     public var classification: Classification?
+    /// The same points in metres, in the object's own frame (MediaPipe's "world landmarks": a
+    /// body's origin between its hips, a hand's at its centre; x right, y down, z toward the
+    /// camera's far side, turned upright as the frame shows it), when the model gives them and they
+    /// were asked for; written as `world` only when present. Frame maps (crops) leave them alone.
+    public var world: [Landmark]?
 
-    public init(label: String? = nil, points: [Landmark], topology: LandmarkTopology? = nil, classification: Classification? = nil) {
+    public init(label: String? = nil, points: [Landmark], topology: LandmarkTopology? = nil, classification: Classification? = nil,
+                world: [Landmark]? = nil) {
         self.label = label
         self.points = points
         self.topology = topology
         self.classification = classification
+        self.world = world
     }
 
-    private enum CodingKeys: String, CodingKey { case label, points, topology, classification }
+    private enum CodingKeys: String, CodingKey { case label, points, topology, classification, world }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -218,6 +225,7 @@ public struct LandmarkSet: Sendable, Equatable, Codable {
         let catalog = decoder.userInfo[TopologyCatalog.userInfoKey] as? TopologyCatalog ?? TopologyCatalog()
         topology = try c.decodeIfPresent(String.self, forKey: .topology).map { catalog.named($0) }
         classification = try c.decodeIfPresent(Classification.self, forKey: .classification)
+        world = try c.decodeIfPresent([Landmark].self, forKey: .world)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -226,6 +234,7 @@ public struct LandmarkSet: Sendable, Equatable, Codable {
         try c.encode(points, forKey: .points)
         try c.encodeIfPresent(topology?.name, forKey: .topology)
         try c.encodeIfPresent(classification, forKey: .classification)
+        try c.encodeIfPresent(world, forKey: .world)
     }
 }
 

@@ -35,7 +35,7 @@ struct RunCommand {
                                          reconnects: { cameraSources.map { ($0.name, $0.statistics.reconnects) } },
                                          onStop: { stopRequested.withLock { $0 = true }; runner.stop() })
             if let node = RunMonitor.pictureNode(among: built.nodes.map(\.node)) { monitor.watchPicture(of: node) }
-            for entry in built.nodes where entry.node.outputKind == .results { monitor.watchResults(of: entry.node) }
+            for entry in built.nodes where entry.node.outputKind == .results || entry.node.framesCarryResults { monitor.watchResults(of: entry.node) }
             return monitor
         }
         defer { monitor?.stop() }

@@ -51,6 +51,14 @@ public struct RotatedRegion: Sendable, Equatable {
         }
     }
 
+    /// World landmarks (metres, in the region's upright frame) turned by the region's rotation, so
+    /// they stand as the object does in the frame; z and visibility unchanged (MediaPipe's
+    /// `WorldLandmarkProjectionCalculator`).
+    public func projectWorld(_ points: [Landmark]) -> [Landmark] {
+        let c = cos(rotation), s = sin(rotation)
+        return points.map { Landmark(x: c * $0.x - s * $0.y, y: s * $0.x + c * $0.y, z: $0.z, visibility: $0.visibility) }
+    }
+
     /// Intersection over union of the two regions' axis-aligned bounds (for telling objects apart).
     public func overlap(with other: RotatedRegion) -> Float {
         func bounds(_ r: RotatedRegion) -> ResultBox {
