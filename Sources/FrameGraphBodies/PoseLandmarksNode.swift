@@ -114,6 +114,17 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         try models.predictor(for: reference, threads: options.threads, node: name)
     }
 
+    /// The landmark model, without its segmentation head unless the mask is wanted (a 256×256
+    /// decoder: about a third of the model's time).
+    private func loadLandmarker() throws -> Predictor {
+        guard options.output != .mask else { return try load(landmarkModel) }
+        return try models.predictor(for: landmarkModel, threads: options.threads, node: name,
+                                    outputs: { !Self.isSegmentationShape($0.shape) })
+    }
+
+    /// [1, N, N, 1] with N > 1: the segmentation mask's shape.
+    static func isSegmentationShape(_ s: [Int]) -> Bool { s.count == 4 && s[0] == 1 && s[3] == 1 && s[1] == s[2] && s[1] > 1 }
+
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let frame = inputs.first else { return nil }
         try require(format: frame.format, in: [.yuv420p, .rgb24])
@@ -121,7 +132,7 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         detector = det
         detectorInput = try detections.negotiate(detector: det, input: frame, normalization: .signed, port: "pose detector", node: name)
 
-        let marks = try landmarker ?? load(landmarkModel)
+        let marks = try landmarker ?? loadLandmarker()
         landmarker = marks
         let found = try Self.landmarkOutputs(of: marks, node: name)
         outputs = (found.landmarks, found.presence, found.heatmap, found.world, found.segmentation)
@@ -165,7 +176,7 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
                                       got: outputList(marks))
         }
         let world = counts.firstIndex(of: modelPoints * 3)
-        let segmentation = shapes.firstIndex { $0.count == 4 && $0[0] == 1 && $0[3] == 1 && $0[1] == $0[2] && $0[1] > 1 }
+        let segmentation = shapes.firstIndex(where: isSegmentationShape)
         return (points, presence, heatmap, shapes[heatmap][1], world, segmentation)
     }
 

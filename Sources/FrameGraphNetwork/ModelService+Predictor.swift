@@ -7,12 +7,17 @@ extension ModelService {
     /// A predictor for the model file at `path` (found already), imported within the service's
     /// limits (once per file, shared), compiled for `threads`, and warmed up with one prediction (so
     /// that the first real frame does not pay for first-touch memory). Model errors name `node`.
+    /// `outputs` keeps only the outputs it accepts (and the operations they need:
+    /// ``NeuralGraph/keepingOutputs(where:)``); default all.
     public func predictor(at path: String, threads: Int, precision: Predictor.Precision = .float32,
-                          metalTensor: MetalTensorImporter.Options = .init(), node: String) throws -> Predictor {
+                          metalTensor: MetalTensorImporter.Options = .init(), node: String,
+                          outputs: ((TensorValue) -> Bool)? = nil) throws -> Predictor {
         do {
             var metalTensor = metalTensor
             metalTensor.weights = try metalTensor.weights.map { try locate($0, what: "weights file") }  // a pipeline's paths are relative to it
-            let p = try Predictor(graph: try graph(at: path, metalTensor: metalTensor), options: .init(threads: threads, precision: precision))
+            var g = try graph(at: path, metalTensor: metalTensor)
+            if let outputs { g = g.keepingOutputs(where: outputs) }
+            let p = try Predictor(graph: g, options: .init(threads: threads, precision: precision))
             try p.predict()
             return p
         } catch let error as ModelError {
@@ -23,10 +28,11 @@ extension ModelService {
     /// ``predictor(at:threads:precision:metalTensor:node:)`` for a reference (a name or a path),
     /// found along the search path first.
     public func predictor(for reference: String, threads: Int, precision: Predictor.Precision = .float32,
-                          metalTensor: MetalTensorImporter.Options = .init(), node: String) throws -> Predictor {
+                          metalTensor: MetalTensorImporter.Options = .init(), node: String,
+                          outputs: ((TensorValue) -> Bool)? = nil) throws -> Predictor {
         let path: String
         do { path = try locate(reference) } catch { throw NetworkNodeError(node: node, error: error) }
-        return try predictor(at: path, threads: threads, precision: precision, metalTensor: metalTensor, node: node)
+        return try predictor(at: path, threads: threads, precision: precision, metalTensor: metalTensor, node: node, outputs: outputs)
     }
 }
 

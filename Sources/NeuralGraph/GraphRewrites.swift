@@ -2,10 +2,22 @@
 /// out of fused activations, ReLU-family activations folded into the operation before them, 1×1
 /// convolutions moved before the bilinear upsampling that feeds them.
 extension NeuralGraph {
-    /// The graph as the XNNPACK executor runs it: dead operations removed, tanh split out, ReLUs fused,
-    /// 1×1 convolutions run before the upsampling in front of them.
+    /// The graph as the XNNPACK executor runs it: dead operations removed, zero padding folded into the
+    /// convolution after it, tanh split out, ReLUs fused, 1×1 convolutions run before the upsampling
+    /// in front of them.
     public func loweredForXNNPACK() -> NeuralGraph {
-        removingDeadOperations().splittingTanh().fusingActivations().convolvingBeforeUpsampling()
+        removingDeadOperations().foldingZeroPadding().splittingTanh().fusingActivations().convolvingBeforeUpsampling()
+    }
+
+    /// The graph with only the outputs `keep` accepts (in their order; all of them when it accepts
+    /// none), so that the executor's dead-operation removal drops what only fed the others (the pose
+    /// landmark model's 256×256 segmentation head when no mask is wanted).
+    public func keepingOutputs(where keep: (TensorValue) -> Bool) -> NeuralGraph {
+        let kept = outputs.filter { $0 >= 0 && $0 < tensors.count && keep(tensors[$0]) }
+        guard !kept.isEmpty else { return self }
+        var g = self
+        g.outputs = kept
+        return g
     }
 
     /// Removes operations none of whose outputs reaches a graph output (a crafted or badly converted
@@ -19,6 +31,52 @@ extension NeuralGraph {
         }
         var g = self
         g.nodes = nodes.enumerated().filter { keep[$0.offset] }.map(\.element)
+        return g
+    }
+
+    /// Folds a zero PAD of the height and width only, whose one reader is a float convolution or
+    /// depthwise convolution, into that convolution's own padding (explicit, added to what it had):
+    /// the same sums without writing and reading the padded copy (TensorFlow's converter emits such
+    /// pads before stride-2 convolutions; MediaPipe's pose landmark model has five, the first over
+    /// its whole 258×258 input).
+    public func foldingZeroPadding() -> NeuralGraph {
+        var g = self
+        let (consumers, producer) = g.readersAndProducers
+        var removed = Set<Int>()
+        for (c, conv) in g.nodes.enumerated() {
+            guard conv.inputs.count >= 2, conv.inputs[0] >= 0 else { continue }
+            var p: ConvolutionParameters
+            let depthwise: Bool
+            switch conv.operation {
+            case .conv2d(let q): p = q; depthwise = false
+            case .depthwiseConv2d(let q): p = q; depthwise = true
+            default: continue
+            }
+            let padded = conv.inputs[0]
+            guard consumers[padded] == 1, let pi = producer[padded], !removed.contains(pi) else { continue }
+            let pad = g.nodes[pi]
+            guard case .pad(let paddings, let value) = pad.operation, value == 0, paddings.count == 4,
+                  paddings[0].0 == 0, paddings[0].1 == 0,
+                  paddings[3].0 == 0, paddings[3].1 == 0,
+                  paddings[1].0 >= 0, paddings[1].1 >= 0, paddings[2].0 >= 0, paddings[2].1 >= 0,
+                  let source = pad.inputs.first, source >= 0, pad.outputs == [padded],
+                  !g.tensors[source].isQuantized, !g.tensors[padded].isQuantized,
+                  g.tensors[source].elementType == .float32, g.tensors[source].shape.count == 4 else { continue }
+            let before: (top: Int, left: Int, bottom: Int, right: Int)
+            switch p.padding {
+            case .valid: before = (0, 0, 0, 0)
+            case .explicit(let t, let l, let b, let r): before = (t, l, b, r)
+            case .same: continue  // its amounts depend on the padded size: left as it is
+            }
+            p.padding = .explicit(top: before.top + paddings[1].0, left: before.left + paddings[2].0,
+                                  bottom: before.bottom + paddings[1].1, right: before.right + paddings[2].1)
+            var folded = conv
+            folded.operation = depthwise ? .depthwiseConv2d(p) : .conv2d(p)
+            folded.inputs[0] = source
+            g.nodes[c] = folded
+            removed.insert(pi)
+        }
+        g.nodes = g.nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
         return g
     }
 
