@@ -14,6 +14,7 @@ final class ModelUpdateChecker: @unchecked Sendable {
     private let interval: Double?
     private let hotSwap: Bool
     private let warn: @Sendable (String) -> Void
+    private let onSwap: @Sendable (Swap) -> Void
     private let stopped = NSCondition()
     /// Set when the run has ended and the grace for a download in progress has passed: the download
     /// stops (its partial file is kept, and resumed by the next update).
@@ -21,12 +22,23 @@ final class ModelUpdateChecker: @unchecked Sendable {
     private var isStopped = false
     private var thread: Thread?
 
-    init(users: [any HotSwappableModelUser], models: ModelService, interval: Double?, hotSwap: Bool, warn: @escaping @Sendable (String) -> Void) {
+    /// A node staged to switch models (it switches at its next frame boundary).
+    struct Swap: Sendable {
+        var node: String
+        var collection: String
+        var deployment: String
+        var sequence: Int
+    }
+
+    /// `warn` gets each line to tell the user; `onSwap` each staged switch (`--serve`'s event stream).
+    init(users: [any HotSwappableModelUser], models: ModelService, interval: Double?, hotSwap: Bool, warn: @escaping @Sendable (String) -> Void,
+         onSwap: @escaping @Sendable (Swap) -> Void = { _ in }) {
         self.nodes = users.filter { $0.modelReferences.contains(where: ModelReference.isCollection) }
         self.models = models
         self.interval = interval
         self.hotSwap = hotSwap
         self.warn = warn
+        self.onSwap = onSwap
     }
 
     /// The collection entries in use.
@@ -127,6 +139,7 @@ final class ModelUpdateChecker: @unchecked Sendable {
                     do {
                         let resolved = try models.resolveCollection(collection, entry: entry)
                         try node.stageSwap(to: resolved)
+                        onSwap(Swap(node: node.name, collection: collection, deployment: "\(a.deployment)", sequence: Int(a.sequence)))
                     } catch {
                         warn("node '\(node.name)': could not switch to deployment \(a.deployment) of \(collection): \(FrameGraph.describe(error)); it keeps its model")
                     }

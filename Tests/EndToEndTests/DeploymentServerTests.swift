@@ -43,18 +43,25 @@ import TestSupport
         // Same network, relabelled: the same classes frame by frame.
         #expect(zip(first.labels, third.labels).allSatisfy { "v2 " + $0 == $1 })
 
-        // Hot swap: live, looping; a deployment published 2.5 s into the run is switched to at a frame boundary.
+        // Hot swap: live, looping; a deployment published 2.5 s into the run is switched to at a frame
+        // boundary; a browser watching the run's events (--serve) is told.
         let out = work.appendingPathComponent("swap").path
-        let run = try runCommand(TestEnvironment.cli, ["run", "pipelines/label-video.fg", "--machine-config", machine, "--mode", "live", "--loop",
-                                                       "--duration", "9", "--hot-swap", "--update-interval", "1", "--quiet",
-                                                       "--set", "labels.model=collection:FlowerModels/FlowerClassifier",
-                                                       "--results", "\(out).jsonl", "--output", "\(out).mp4", "--stats", "\(out).json"],
-                                 timeout: 120) { _ in
-            Thread.sleep(forTimeInterval: 2.5)
-            _ = try? f.cli(["deploy", "deployment", tree, "FlowerModels", "autumn", "FlowerClassifier=\(f.classifier1)",
-                            "FlowerSegmenter=\(f.segmenter)", "--default", "--sign", f.publisher])
-        }
+        let served = try ServedCLIRun(["run", "pipelines/label-video.fg", "--machine-config", machine, "--mode", "live", "--loop",
+                                       "--duration", "9", "--hot-swap", "--update-interval", "1", "--quiet",
+                                       "--set", "labels.model=collection:FlowerModels/FlowerClassifier", "--serve", "127.0.0.1:0",
+                                       "--results", "\(out).jsonl", "--output", "\(out).mp4", "--stats", "\(out).json"])
+        let events = Process()
+        events.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        events.arguments = ["-s", "-N", "--max-time", "30", "-o", out + ".events", try served.base(timeout: 60) + "/events"]
+        try events.run()
+        Thread.sleep(forTimeInterval: 2.5)
+        _ = try? f.cli(["deploy", "deployment", tree, "FlowerModels", "autumn", "FlowerClassifier=\(f.classifier1)",
+                        "FlowerSegmenter=\(f.segmenter)", "--default", "--sign", f.publisher])
+        let run = (status: served.wait(timeout: 90), stderr: served.stderr)
+        events.waitUntilExit()
         #expect(run.status == 0, "\(run.stderr)")
+        let told = (try? String(contentsOfFile: out + ".events", encoding: .utf8)) ?? ""
+        #expect(told.contains(#""collection":"FlowerModels","deployment":"autumn","event":"swap","node":"labels","sequence":4"#), "\(told.prefix(2000))")
         let stats = try DeployFixture.json(out + ".json")
         let node = (stats["nodes"] as? [[String: Any]])?.first { $0["name"] as? String == "labels" }
         #expect(node?["modelSwaps"] as? Int == 1, "\(String(describing: node))")
