@@ -16,7 +16,7 @@ public enum ServeError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .badAddress(let text):
-            return "--serve expects PORT or ADDRESS:PORT with an IPv4 address (e.g. 8080 or 127.0.0.1:8080), got '\(text.prefix(64))'"
+            return "--serve expects PORT, IPV4:PORT or [IPV6]:PORT (e.g. 8080, 127.0.0.1:8080 or [::1]:8080), got '\(text.prefix(64))'"
         case .tokenRequired(let address):
             return "--serve \(address) listens beyond this machine: give --serve-token-file FILE (or --serve-token TOKEN) so that only those who have it can watch"
         case .tokenTooShort: return "the serve token must be at least 16 characters"

@@ -28,9 +28,10 @@ enum Socket {
         case closed
     }
 
-    /// A listening TCP socket on IPv4 `address`:`port` (port 0: one the system picks). Returns the
-    /// descriptor and the port it is bound to.
+    /// A listening TCP socket on `address`:`port`, IPv4 or IPv6 (port 0: one the system picks; an
+    /// IPv6 socket takes IPv6 only). Returns the descriptor and the port it is bound to.
     static func listen(address: String, port: UInt16, backlog: Int32 = 64) throws(SocketError) -> (fd: Int32, port: UInt16) {
+        if isIPv6(address) { return try listen6(address: address, port: port, backlog: backlog) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
@@ -58,6 +59,37 @@ enum Socket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         return (fd, UInt16(bigEndian: actual.sin_port))
+    }
+
+    private static func listen6(address: String, port: UInt16, backlog: Int32) throws(SocketError) -> (fd: Int32, port: UInt16) {
+        var addr = sockaddr_in6()
+        addr.sin6_family = sa_family_t(AF_INET6)
+        addr.sin6_port = port.bigEndian
+        guard inet_pton(AF_INET6, address, &addr.sin6_addr) == 1 else { throw SocketError("read address \(address.prefix(64))", code: EINVAL) }
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError("open an IPv6 socket") }
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+        guard bound == 0 else {
+            let e = errno
+            close(fd)
+            throw SocketError("bind [\(address)]:\(port)", code: e)
+        }
+        guard Glibc.listen(fd, backlog) == 0 else {
+            let e = errno
+            close(fd)
+            throw SocketError("listen on [\(address)]:\(port)", code: e)
+        }
+        var actual = sockaddr_in6()
+        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, UInt16(bigEndian: actual.sin6_port))
     }
 
     /// A pending connection (non-blocking, close-on-exec), or nil when none waits.
@@ -140,11 +172,20 @@ enum Socket {
 
     static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
-    /// Whether `address` is an IPv4 address in 127.0.0.0/8.
+    /// Whether `address` is an IPv4 address in 127.0.0.0/8 or IPv6's ::1.
     static func isLoopback(_ address: String) -> Bool {
         var addr = in_addr()
-        guard inet_pton(AF_INET, address, &addr) == 1 else { return false }
-        return UInt32(bigEndian: addr.s_addr) >> 24 == 127
+        if inet_pton(AF_INET, address, &addr) == 1 { return UInt32(bigEndian: addr.s_addr) >> 24 == 127 }
+        var six = in6_addr()
+        guard inet_pton(AF_INET6, address, &six) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: six) { Array($0) }
+        return bytes.count == 16 && bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
+    }
+
+    /// Whether `address` is an IPv6 address (`::1`, `::`, `fe80::…`; no zone, no brackets).
+    static func isIPv6(_ address: String) -> Bool {
+        var addr = in6_addr()
+        return inet_pton(AF_INET6, address, &addr) == 1
     }
 
     /// Whether `address` is an IPv4 address in dotted form.

@@ -48,7 +48,7 @@ enum Commands {
         CommandOption("reconnect", "when the camera is unplugged, wait for it to come back instead of ending the run"),
         CommandOption("inline", .text("PIPELINE"), "the pipeline written on the command line instead of a file: TYPE key=value … -> TYPE … (see docs/PIPELINES.md)", short: "e"),
         CommandOption("serve", .text("[ADDRESS:]PORT"),
-                      "serve the run over HTTP: dashboard /, /metrics (Prometheus), /picture.jpg, /video.mjpg, /events, /stats.json (docs/MONITORING.md); default address 127.0.0.1, port 0 picks a free one"),
+                      "serve the run over HTTP: dashboard /, /metrics (Prometheus), /picture.jpg, /video.mjpg, /events, /stats.json (docs/MONITORING.md); default address 127.0.0.1 ([::1]:PORT for IPv6), port 0 picks a free one"),
         CommandOption("serve-token-file", .text("FILE"), "the token every request to --serve must carry (Authorization: Bearer, or ?token=); required beyond 127.0.0.1"),
         CommandOption("serve-token", .text("TOKEN"), "the token given inline (visible to other users in the process list: prefer --serve-token-file)"),
         CommandOption("serve-clients", .integer(1...1000), default: "32", "most connections --serve takes at once (more are answered 503)"),

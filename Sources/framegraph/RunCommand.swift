@@ -97,7 +97,7 @@ struct RunCommand {
         if let monitor {
             try runner.validate()  // the node list the server reads is set before it serves
             monitor.start()
-            FileHandle.standardError.write(Data("framegraph: serving http://\(monitor.server.options.address.host):\(monitor.server.port)/ (metrics at /metrics)\n".utf8))
+            FileHandle.standardError.write(Data("framegraph: serving http://\(monitor.server.options.address.urlHost):\(monitor.server.port)/ (metrics at /metrics)\n".utf8))
             monitor.event(["event": "start", "mode": run.mode.rawValue, "fps": run.fps, "pipeline": pipeline.name])
         }
         let progress = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1, runner: runner)

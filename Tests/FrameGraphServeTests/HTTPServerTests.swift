@@ -38,6 +38,23 @@ struct HTTPServerTests {
         #expect(!any.isLoopback)
     }
 
+    @Test func ipv6InBracketsLoopbackWithoutATokenOthersWithOne() throws {
+        let six = try ServeAddress(parsing: "[::1]:0")
+        #expect(six.host == "::1" && six.isIPv6 && six.isLoopback && six.description == "[::1]:0")
+        #expect(!(try ServeAddress(parsing: "[::]:8080")).isLoopback)
+        for bad in ["[::1]", "[::1]8080", "::1:8080", "[127.0.0.1]:80", "[fe80::1%eth0]:80", "[::1]:99999"] {
+            #expect(throws: ServeError.self, "\(bad)") { _ = try ServeAddress(parsing: bad) }
+        }
+        #expect(throws: ServeError.tokenRequired(address: "[::]:0")) {
+            _ = try HTTPServer(options: .init(address: ServeAddress(host: "::", port: 0))) { _ in .complete(.text(200, "")) }
+        }
+        let server = try HTTPServer(options: .init(address: six)) { _ in .complete(.text(200, "ok over IPv6")) }
+        server.start()
+        defer { server.stop() }
+        let answer = try Curl.fetch("http://[::1]:\(server.port)/metrics", ["-g"])
+        #expect(answer.status == 200 && answer.text.contains("ok over IPv6"), "\(answer.text)")
+    }
+
     @Test func withoutTheToken401WithIt200() throws {
         let server = try Self.server(token: Self.token)
         defer { server.stop() }
