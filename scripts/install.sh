@@ -46,21 +46,25 @@ if [ "$uninstall" = 1 ]; then
   # Folders the install made, if now empty.
   for d in share/framegraph/samples/media share/framegraph/samples share/framegraph/models/colorizer share/framegraph/models \
            share/framegraph/pipelines share/framegraph share/man/man1 share/bash-completion/completions share/bash-completion \
-           share/zsh/site-functions share/zsh share/man share bin; do
+           share/zsh/site-functions share/zsh share/man share bin lib; do
     rmdir "$prefix/$d" 2>/dev/null || true
   done
   echo "removed FrameGraph from $prefix"
   exit 0
 fi
 
+library=""
 if [ -n "$binary" ]; then
-  :
+  [ -f "$(dirname "$binary")/libFrameGraphC.so" ] && library="$(dirname "$binary")/libFrameGraphC.so"
 elif [ "$static" = 1 ]; then
   swift build -c release --product framegraph --static-swift-stdlib --build-path .build-static 2>&1 | tail -n 2
   binary=.build-static/release/framegraph
 else
   swift build -c release --product framegraph 2>&1 | tail -n 2
+  # The Python package's engine (python/: pip install ./python finds it in PREFIX/lib, or set FRAMEGRAPH_PREFIX).
+  swift build -c release --product FrameGraphC 2>&1 | tail -n 2
   binary=.build/release/framegraph
+  library=.build/release/libFrameGraphC.so
 fi
 [ -x "$binary" ] || { echo "install.sh: $binary was not built" >&2; exit 1; }
 
@@ -70,6 +74,7 @@ put() {  # put SOURCE DEST-RELATIVE-TO-PREFIX [MODE]
   installed+=("$2")
 }
 put "$binary" bin/framegraph 0755
+[ -n "$library" ] && [ -f "$library" ] && put "$library" lib/libFrameGraphC.so 0755
 for p in pipelines/*.fg; do put "$p" "share/framegraph/$p"; done
 shopt -s nullglob
 models=(models/cache/*.tflite models/cache/*.onnx models/cache/*.json)

@@ -1,5 +1,6 @@
 import Foundation
 import FrameGraph
+import FrameGraphNetwork
 import FrameGraphPipelines
 import NeuralGraph
 
@@ -44,7 +45,7 @@ private final class LastError: @unchecked Sendable {
     static func set(_ error: any Error) -> Int32 {
         let kind: String
         switch error {
-        case is ModelError: kind = "model"
+        case is ModelError, is NetworkNodeError: kind = "model"
         case is PipelineError, is GraphError: kind = "pipeline"
         case is RequestError: kind = "request"
         default: kind = "run"
@@ -105,9 +106,9 @@ private func libraryPath() -> String? {
     return nil
 }
 
-/// The version of this ABI (1): a loader checks it before anything else.
+/// The version of this ABI (2: fg_label, fg_string_free, fg_push, fg_push_end): a loader checks it before anything else.
 @_cdecl("fg_abi_version")
-public func fg_abi_version() -> Int32 { 1 }
+public func fg_abi_version() -> Int32 { 2 }
 
 /// The calling thread's last error message (one line; empty when none). Valid until its next error.
 @_cdecl("fg_last_error")
@@ -244,4 +245,57 @@ public func fg_item_results(_ handle: UnsafeMutableRawPointer?) -> UnsafePointer
 public func fg_item_free(_ handle: UnsafeMutableRawPointer?) {
     guard let handle else { return }
     Unmanaged<ItemHandle>.fromOpaque(handle).release()
+}
+
+/// Labels a photo or a video as ML Kit's image labeler does (the JSON request in LabelRequest:
+/// file, model, max_results, threshold, crop, threads, max_frames): 0 and the answer as JSON in
+/// `out` (free it with fg_string_free), or 1 with the error.
+@_cdecl("fg_label")
+public func fg_label(_ request: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    guard let request, let out else {
+        _ = LastError.set("fg_label: a NULL argument", kind: "request")
+        return invalid
+    }
+    out.pointee = nil
+    do {
+        let answer = try LabelRequest.decode(String(cString: request)).run(library: libraryPath())
+        out.pointee = strdup(answer)
+        return ok
+    } catch {
+        return LastError.set(error)
+    }
+}
+
+/// Frees a string this library handed over to the caller (fg_label's answer).
+@_cdecl("fg_string_free")
+public func fg_string_free(_ string: UnsafeMutablePointer<CChar>?) {
+    free(string)
+}
+
+/// Pushes one packed-RGB picture (`width` × `height`, rows `stride` bytes apart) into a run opened
+/// with a program source (copied before it returns). `time` in seconds, or a negative value for the
+/// time since the first push. Offline it waits while earlier frames are still unread by the
+/// pipeline; live it replaces one not yet taken. 0, or 1 with the error (a wrong size, the input
+/// ended, a run without a program source).
+@_cdecl("fg_push")
+public func fg_push(_ handle: UnsafeMutableRawPointer?, _ pixels: UnsafePointer<UInt8>?, _ width: Int32, _ height: Int32,
+                    _ stride: Int32, _ time: Double) -> Int32 {
+    guard let r = run(handle), let pixels else { return invalid }
+    guard let program = r.session.program else {
+        return LastError.set("this run reads its own input: open it with source program to push frames", kind: "request")
+    }
+    do {
+        try program.push(pixels, width: Int(width), height: Int(height), stride: Int(stride), time: time >= 0 ? time : nil)
+        return ok
+    } catch {
+        return LastError.set(error)
+    }
+}
+
+/// Ends a program source's input: the run ends once the frames pushed have gone through.
+@_cdecl("fg_push_end")
+public func fg_push_end(_ handle: UnsafeMutableRawPointer?) -> Int32 {
+    guard let r = run(handle) else { return invalid }
+    r.session.program?.end()
+    return ok
 }

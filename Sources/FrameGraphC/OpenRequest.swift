@@ -28,6 +28,23 @@ struct OpenRequest: Decodable, Sendable {
     var frames: Bool?
     /// Items that may wait unread (default 4): offline the run waits beyond it, live the oldest is dropped.
     var queue: Int?
+    /// `program`: the pipeline's file source is replaced by frames the program pushes (fg_push),
+    /// packed RGB of `width` × `height`.
+    var source: String?
+    var width: Int?
+    var height: Int?
+
+    /// The pushed frames' size when the request asks for a program source, else nil; an error names
+    /// what is missing or out of range.
+    func programSize() throws -> (width: Int, height: Int)? {
+        guard let source else { return nil }
+        guard source == "program" else { throw RequestError("source must be program (frames pushed by the program), got '\(source.prefix(40))'") }
+        guard input == nil, camera == nil else { throw RequestError("a program source replaces the input: give no input or camera with it") }
+        guard let width, let height, (1...16384).contains(width), (1...16384).contains(height) else {
+            throw RequestError("a program source needs the frames' width and height (1 to 16384 each)")
+        }
+        return (width, height)
+    }
 
     /// The request in `json`, or a ``RequestError`` naming what is wrong.
     static func decode(_ json: String) throws -> OpenRequest {

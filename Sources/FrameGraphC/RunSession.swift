@@ -10,6 +10,8 @@ import FrameGraphPipelines
 /// thread of its own; items are read from its ``ItemQueue``.
 final class RunSession: @unchecked Sendable {
     let queue: ItemQueue
+    /// Where the program's frames go, for a run opened with a program source.
+    let program: ProgramSource?
     private let runner: GraphRunner
     private let thread: Thread
     private let done = DispatchSemaphore(value: 0)
@@ -24,6 +26,18 @@ final class RunSession: @unchecked Sendable {
         let applied = try request.changes.apply(to: &document)
         var options = RunOptions()
         options.mode = try PipelineChanges.mode(requested: try request.requestedMode(), hasCamera: applied.hasCamera)
+        var catalog = NodeCatalog.standard
+        var program: ProgramSource?
+        if let size = try request.programSize() {
+            guard let source = document.declarations.first(where: { $0.type == "file" }) else {
+                throw PipelineError(origin: file, message: "source program: the pipeline has no 'file' source to replace with the program's frames")
+            }
+            let made = ProgramSource(name: source.name, width: size.width, height: size.height, live: options.mode == .live)
+            _ = document.retype(node: source.name, to: "program")
+            catalog.register(NodeType(name: "program", role: .source, summary: "frames pushed by the program", options: []) { _, _ in made })
+            program = made
+        }
+        self.program = program
         options.duration = request.duration
         options.otherInputs[file] = "the run (the pipeline file)"
         options.warn = { line in FileHandle.standardError.write(Data("framegraph: warning: \(line)\n".utf8)) }
@@ -35,7 +49,7 @@ final class RunSession: @unchecked Sendable {
         let configuration = ModelService.Configuration(
             searchPath: .standard(pipelineFile: file, environment: environment, dataFolders: ModelSearchPath.dataFolders(executable: library)),
             environment: environment)
-        let built = try Pipeline.build(document, models: ModelService(configuration))
+        let built = try Pipeline.build(document, catalog: catalog, models: ModelService(configuration))
         let queue = ItemQueue(live: options.mode == .live, capacity: request.queue ?? 4, producers: producers, outputNode: output,
                               keepFrames: request.frames ?? true)
         self.queue = queue
@@ -72,6 +86,7 @@ final class RunSession: @unchecked Sendable {
 
     /// Asks the run to stop: sources stop, work in flight finishes, outputs are finalized.
     func stop() {
+        program?.end()
         runner.stop()
         queue.close()
     }

@@ -141,7 +141,7 @@ public final class RunMonitor: @unchecked Sendable {
     /// times a second, and once more for a frame that has not been sent yet (the last of a run).
     private func encodePictures() {
         guard let tap else { return }
-        let writer = ImageWriter()
+        let encoder = JPEGStreamEncoder(quality: 5)
         var encoded = 0
         var last = Date.distantPast
         while !stopping.load(ordering: .relaxed) {
@@ -156,7 +156,7 @@ public final class RunMonitor: @unchecked Sendable {
             let (newer, newerGeneration) = tap.newest
             last = Date()
             encoded = newerGeneration
-            if let data = try? writer.jpegData(newer ?? frame) { server.publish(picture: [UInt8](data)) }
+            if let bytes = try? encoder.encode(newer ?? frame) { server.publish(picture: bytes) }
         }
     }
 

@@ -23,6 +23,19 @@ import TestSupport
         #expect(r.stdout.contains("all python checks passed"), "\(r.stdout)\n\(r.stderr)")
     }
 
+    /// Frames pushed from Python (fg.Pipeline: process() per frame offline, push() live), fg.label
+    /// against `framegraph label`, and 200 runs with flat memory: python/tests/check_pushed_and_label.py.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: python), "needs the tools venv (.venv-tools with numpy)"),
+          .enabled(if: TestEnvironment.portraitSample != nil, "needs samples/media/portrait.mp4 (tools/make-samples.sh)"))
+    func framesPushedFromPythonLabelsAndNoLeak() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.library), "build the library: swift build -c release (product FrameGraphC)")
+        let scratch = TestEnvironment.scratch("python-pushed")
+        let r = try runCommand(Self.python, ["python/tests/check_pushed_and_label.py", TestEnvironment.cli, scratch.path],
+                               environment: ["FRAMEGRAPH_LIB": Self.library], timeout: 600)
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("all pushed-frame, label and leak checks passed"), "\(r.stdout)\n\(r.stderr)")
+    }
+
     /// A camera from Python: portrait-segment.fg on the emulated V4L2 camera (tools/fake-camera.sh), live.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: python), "needs the tools venv (.venv-tools with numpy)"),
           .enabled(if: TestEnvironment.portraitSample != nil, "needs samples/media/portrait.mp4 (tools/make-samples.sh)"))

@@ -149,10 +149,11 @@ class Run:
     def __init__(self, pipeline: str, *, input: Optional[str] = None, output: Optional[str] = None,
                  results: Optional[str] = None, set: Union[None, Mapping[str, Any], Sequence[str]] = None,
                  mode: Optional[str] = None, camera: Optional[str] = None, loop: bool = False,
-                 duration: Optional[float] = None, frames: bool = True, queue: int = 4):
+                 duration: Optional[float] = None, frames: bool = True, queue: int = 4,
+                 _program: Optional[Dict[str, Any]] = None):
         self._lib = library()
         request: Dict[str, Any] = {"pipeline": str(pipeline), "set": _settings(set), "loop": bool(loop),
-                                   "frames": bool(frames), "queue": int(queue)}
+                                   "frames": bool(frames), "queue": int(queue), **(_program or {})}
         for key, value in (("input", input), ("output", output), ("results", results), ("mode", mode), ("camera", camera)):
             if value is not None:
                 request[key] = str(value)
