@@ -64,7 +64,7 @@ import TestSupport
 
     @Test func colorizeVividnessIsCheckedAgainstItsRange() throws {
         let e = try #require(error("src = pattern\ncolorizer = colorize vividness=1.5\nsrc -> colorizer\n"))
-        #expect(e.line == 2 && e.message.contains("vividness"))
+        #expect(e.line == 2 && e.message.contains("option 'vividness': must be from 0 to 1, got 1.5"))
         #expect(error("src = pattern\ncolorizer = colorize vividness=0.3\nsrc -> colorizer\n")?.message.contains("vividness") != true)
     }
 
