@@ -10,13 +10,20 @@ import XNNPACKRuntime
 /// lightness since the previous prediction exceeds ``sceneCut`` (in L units, 0…100). The rule and
 /// its defaults (w 0.6, cut 6) are the ones `tools/colorizer/metrics.py` measures on held-out clips.
 ///
+/// Vividness (``vividness``, 0…1): the a/b are multiplied by 2 × vividness after smoothing, so 0.5
+/// gives the model's own colour, lower values mute it towards grey and higher ones strengthen it. In
+/// rooms the model never saw, muted colour beats a confident wrong hue (see the model card's places
+/// figures, measured by `tools/colorizer/metrics.py --places`).
+///
 /// ```swift
-/// let net = NetworkNode(name: "colorizer", model: "colorizer", decoder: ColorizerDecoder(smoothing: 0.6, sceneCut: 6),
+/// let net = NetworkNode(name: "colorizer", model: "colorizer", decoder: ColorizerDecoder(smoothing: 0.6, sceneCut: 6, vividness: 0.4),
 ///                       options: .init(normalization: .lightness, input: .lightness))
 /// ```
 public final class ColorizerDecoder: OutputDecoder {
     /// Multiplies the outputs (1 for models that give real a/b units).
     public let scale: Float
+    /// The chroma strength, 0…1: the a/b are multiplied by 2 × vividness (0.5: the model's own colour).
+    public let vividness: Float
     /// Weight of the previous a/b (0: no smoothing).
     public let smoothing: Float
     /// Mean |ΔL| of the model input, in L units, above which the history resets.
@@ -31,8 +38,10 @@ public final class ColorizerDecoder: OutputDecoder {
 
     public init(scale: Float = 1, smoothing: Float = Float(ColorizerDecoder.OptionSpecs.smoothing.defaultValue),
                 sceneCut: Float = Float(ColorizerDecoder.OptionSpecs.sceneCut.defaultValue),
+                vividness: Float = Float(ColorizerDecoder.OptionSpecs.vividness.defaultValue),
                 inputScale: Float = InputNormalization.lightness.scale) {
         self.scale = scale
+        self.vividness = min(max(vividness, 0), 1)
         self.smoothing = min(max(smoothing, 0), 0.95)
         self.sceneCut = max(sceneCut, 0)
         self.inputScale = inputScale
@@ -70,6 +79,7 @@ public final class ColorizerDecoder: OutputDecoder {
 
     /// Interleaved a/b (as the model writes it) → the two planes of `ab`.
     private func write(_ src: UnsafePointer<Float>, into ab: Frame) {
+        let scale = self.scale * 2 * vividness
         for y in 0..<height {
             let a = ab.floatRow(y, plane: 0), b = ab.floatRow(y, plane: 1)
             let row = src + y * width * 2
@@ -107,5 +117,7 @@ extension ColorizerDecoder {
                                                         "weight of the previous a/b (0: off); resets on scene cuts")
         public static let sceneCut = NodeOption.number("scene-cut", default: 6, 0...100,
                                                        "mean |ΔL| of the model input (L units) above which the smoothing history resets")
+        public static let vividness = NodeOption.number("vividness", default: 0.5, 0...1,
+                                                        "chroma strength: a/b × 2·vividness (0: grey, 0.5: the model's own colour, 1: doubled)")
     }
 }

@@ -215,11 +215,12 @@ extension NodeCatalog {
                  options: [NetworkNode.OptionSpecs.colorizeModel.spec, NetworkNode.OptionSpecs.threads.spec,
                            NetworkNode.OptionSpecs.lightnessScale.spec, NetworkNode.OptionSpecs.lightnessOffset.spec,
                            ColorizerDecoder.OptionSpecs.smoothing.spec, ColorizerDecoder.OptionSpecs.sceneCut.spec,
-                           NetworkNode.OptionSpecs.precision.spec]) { name, o in
+                           ColorizerDecoder.OptionSpecs.vividness.spec, NetworkNode.OptionSpecs.precision.spec]) { name, o in
             typealias S = NetworkNode.OptionSpecs
             let normalization = InputNormalization(scale: Float(try o.value(S.lightnessScale)), offset: Float(try o.value(S.lightnessOffset)))
             let decoder = ColorizerDecoder(smoothing: Float(try o.value(ColorizerDecoder.OptionSpecs.smoothing)),
-                                           sceneCut: Float(try o.value(ColorizerDecoder.OptionSpecs.sceneCut)), inputScale: normalization.scale)
+                                           sceneCut: Float(try o.value(ColorizerDecoder.OptionSpecs.sceneCut)),
+                                           vividness: Float(try o.value(ColorizerDecoder.OptionSpecs.vividness)), inputScale: normalization.scale)
             return NetworkNode(name: name, model: try o.value(S.colorizeModel), decoder: decoder,
                                options: .init(threads: try o.value(S.threads), normalization: normalization, input: .lightness,
                                               precision: try o.value(S.precision)))

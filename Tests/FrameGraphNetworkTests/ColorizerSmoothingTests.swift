@@ -43,4 +43,19 @@ import XNNPACKRuntime
         _ = try step(p, off, input: 0.1)
         #expect(try step(p, off, input: 0.2).0 == 0.2)
     }
+
+    @Test func vividnessScalesTheSmoothedColour() throws {
+        let p = try model()
+        // The stand-in's a/b at input 0.2 are (0.2, 0.4); vividness v multiplies them by 2v.
+        for (v, gain) in [(Float(0.5), Float(1)), (0.25, 0.5), (0, 0), (1, 2), (3, 2)] {   // 3 is clamped to 1
+            let decoder = ColorizerDecoder(smoothing: 0.6, sceneCut: 6, vividness: v, inputScale: 0.02)
+            _ = try decoder.negotiate(outputs: [("ab", [1, 4, 4, 2])], input: FrameDescription(format: .gray8, width: 4, height: 4), node: "c")
+            let first = try step(p, decoder, input: 0.2)
+            #expect(abs(first.0 - 0.2 * gain) < 1e-6 && abs(first.1 - 0.4 * gain) < 1e-6)
+            // Smoothing blends the model's raw a/b; the gain applies to the blend: 0.6 × 0.2 + 0.4 × 0.3 = 0.24.
+            let second = try step(p, decoder, input: 0.3)
+            #expect(abs(second.0 - 0.24 * gain) < 1e-6 && abs(second.1 - 0.48 * gain) < 1e-6)
+        }
+        #expect(ColorizerDecoder().vividness == 0.5)
+    }
 }

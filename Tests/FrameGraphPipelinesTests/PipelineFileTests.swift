@@ -62,6 +62,12 @@ import TestSupport
         #expect(e.message.contains("expected an integer, got 'ten'"))
     }
 
+    @Test func colorizeVividnessIsCheckedAgainstItsRange() throws {
+        let e = try #require(error("src = pattern\ncolorizer = colorize vividness=1.5\nsrc -> colorizer\n"))
+        #expect(e.line == 2 && e.message.contains("option 'vividness': must be from 0 to 1, got 1.5"))
+        #expect(error("src = pattern\ncolorizer = colorize vividness=0.3\nsrc -> colorizer\n")?.message.contains("vividness") != true)
+    }
+
     @Test func missingRequiredOptionIsNamed() throws {
         let e = try #require(error("src = pattern\nsmall = resize width=10\n"))
         #expect(e.line == 2 && e.message.contains("needs option 'height'"))

@@ -209,6 +209,16 @@ def photo_metrics(sessions, val, limit, grid, framegraph=None, model_paths=None)
 
 # ----------------------------------------------------------------------------- webcam video
 def decode_clip(path):
+    import shutil
+    if shutil.which("ffprobe") is None:      # OpenCV's decoder where there is no ffmpeg CLI (the GPU machine)
+        import cv2
+        cap, out = cv2.VideoCapture(path), []
+        while True:
+            ok, f = cap.read()
+            if not ok:
+                break
+            out.append(cv2.cvtColor(f, cv2.COLOR_BGR2RGB))
+        return np.stack(out)
     probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
                             "-of", "csv=p=0", path], check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
     w, h = (int(v) for v in probe.split(",")[:2])
@@ -217,15 +227,45 @@ def decode_clip(path):
     return np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3)
 
 
+class OnnxInterpreter:
+    """The few LiteRT Interpreter calls Segmenter makes, over onnxruntime (NHWC in and out, as the .tflite)."""
+
+    def __init__(self, path):
+        self.sess = session(path, 1)
+        i, o = self.sess.get_inputs()[0], self.sess.get_outputs()[0]
+        self.inp, self.out, self.feed = dict(index=i.name, shape=i.shape), dict(index=o.name), {}
+
+    def allocate_tensors(self):
+        pass
+
+    def get_input_details(self):
+        return [self.inp]
+
+    def get_output_details(self):
+        return [self.out]
+
+    def set_tensor(self, name, x):
+        self.feed = {name: x}
+
+    def invoke(self):
+        self.res = self.sess.run(None, self.feed)[0]
+
+    def get_tensor(self, name):
+        return self.res
+
+
 class Segmenter:
     """MediaPipe selfie segmentation (.tflite) through LiteRT: frame -> person mask (bool, frame size)."""
 
     def __init__(self, path):
-        try:
-            from ai_edge_litert.interpreter import Interpreter
-        except ImportError:  # tflite-runtime
-            from tflite_runtime.interpreter import Interpreter
-        self.it = Interpreter(model_path=path, num_threads=1)
+        if path.endswith(".onnx"):         # the project's ONNX conversion of the same model (machines without LiteRT)
+            self.it = OnnxInterpreter(path)
+        else:
+            try:
+                from ai_edge_litert.interpreter import Interpreter
+            except ImportError:  # tflite-runtime
+                from tflite_runtime.interpreter import Interpreter
+            self.it = Interpreter(model_path=path, num_threads=1)
         self.it.allocate_tensors()
         self.inp = self.it.get_input_details()[0]
         self.out = self.it.get_output_details()[0]
@@ -372,10 +412,147 @@ def webcam_metrics(sessions, clips, segmenter, settings, grid=None, grid_per_cli
     return res, per_clip
 
 
+# ----------------------------------------------------------------------------- places (issue 46)
+NEUTRAL_CHROMA = 4.0      # the original is "neutral" below this chroma ...
+NEUTRAL_L = (15.0, 95.0)  # ... and within this lightness (very dark pixels are neutral for any colouring)
+SKIN_MIN_PIXELS = 500     # skin kept is reported only where the place has this many skin-hued person pixels
+
+
+def place_figures(ours_ab, gt_ab, L, rgb_ours, rgb_orig, mask):
+    """Per-image sums for one place: squared errors, colourfulness, skin and neutral-cast counts."""
+    sk_g, _ = skin_hued(gt_ab)
+    sk_o, _ = skin_hued(ours_ab)
+    sel = (mask & sk_g) if mask is not None else np.zeros(L.shape, bool)
+    neu = (np.hypot(gt_ab[..., 0], gt_ab[..., 1]) < NEUTRAL_CHROMA) & (L >= NEUTRAL_L[0]) & (L <= NEUTRAL_L[1])
+    return dict(se=float(((ours_ab - gt_ab) ** 2).sum()), se0=float((gt_ab ** 2).sum()), n=gt_ab.size,
+                cf=cc.colourfulness(rgb_ours * 255), cf0=cc.colourfulness(rgb_orig * 255),
+                sk_n=int(sel.sum()), sk_ok=int((sel & sk_o).sum()),
+                neu_n=int(neu.sum()), neu_c=float(np.hypot(ours_ab[..., 0], ours_ab[..., 1])[neu].sum()),
+                neu_c0=float(np.hypot(gt_ab[..., 0], gt_ab[..., 1])[neu].sum()))
+
+
+def summarise_place(figs, flicker=None):
+    t = {k: sum(f[k] for f in figs) for k in figs[0]}
+    r = dict(images=len(figs), rmse_ratio=math.sqrt(t["se"] / t["n"]) / max(math.sqrt(t["se0"] / t["n"]), 1e-9),
+             rmse_ab_ours=math.sqrt(t["se"] / t["n"]), rmse_ab_grey=math.sqrt(t["se0"] / t["n"]),
+             colourfulness_ratio=float(np.mean([f["cf"] for f in figs]) / max(np.mean([f["cf0"] for f in figs]), 1e-9)),
+             skin_pixels=t["sk_n"], skin_ok_fraction=(t["sk_ok"] / t["sk_n"]) if t["sk_n"] >= SKIN_MIN_PIXELS else None,
+             neutral_pixels=t["neu_n"], neutral_chroma_ours=t["neu_c"] / max(t["neu_n"], 1),
+             neutral_chroma_original=t["neu_c0"] / max(t["neu_n"], 1))
+    if flicker:
+        r.update(flicker_ours=flicker[0], flicker_original=flicker[1], flicker_ratio=flicker[0] / max(flicker[1], 1e-9))
+    return r
+
+
+def places_metrics(sessions, segmenter, w, cut, grid_dir=None, validation=False, limit=0):
+    """The places evaluation (tools/colorizer/places.py: the selection rule). Returns {model: {place: figures}}
+    plus pooled rows ("photos", "webcam look", "clips"); grids: one PNG per place under grid_dir."""
+    import places as pl
+    items = pl.val_photos(limit=limit) if validation else pl.eval_photos()
+    clips = {} if validation else pl.clip_windows()
+    res = {k: {} for k in sessions}
+    pooled = {k: {"photo": [], "webcam look": []} for k in sessions}
+    grids = {}
+    for place, kind, rgb in items:
+        lab = rgb2lab(rgb.astype(np.float64) / 255.0)
+        mask = segmenter(rgb) if segmenter else None
+        grey = np.clip(lab2rgb(np.concatenate([lab[..., :1], np.zeros_like(lab[..., 1:])], -1)), 0, 1)
+        row = [grey]
+        for k, sess in sessions.items():
+            ab = predict(sess, lab[..., 0].astype(np.float32))
+            ours = np.clip(lab2rgb(np.concatenate([lab[..., :1], ab], -1)), 0, 1)
+            f = place_figures(ab, lab[..., 1:], lab[..., 0], ours, rgb / 255.0, mask)
+            res[k][f"{place} ({kind})"] = summarise_place([f])
+            pooled[k][kind].append(f)
+            row.append(ours)
+        row.append(rgb / 255.0)
+        grids.setdefault(place, []).append(row)
+    for c, frames in clips.items():
+        labs = [rgb2lab(fr.astype(np.float64) / 255.0).astype(np.float32) for fr in frames]
+        masks = [segmenter(fr) for fr in frames] if segmenter else [None] * len(frames)
+        picks = set(np.linspace(len(frames) // 4, len(frames) - 1, 2).round().astype(int).tolist())
+        rows = {i: [np.clip(lab2rgb(np.concatenate([labs[i][..., :1], np.zeros_like(labs[i][..., 1:])], -1)), 0, 1)]
+                for i in picks}
+        for k, sess in sessions.items():
+            size = model_size(sess)
+            Lin = [net_input(l[..., 0], size)[0] for l in labs]
+            raw = np.stack([sess.run(["ab"], {"L": (L / 50.0 - 1.0)[None, None].astype(np.float32)})[0][0] for L in Lin])
+            sm, _ = smooth_sequence(raw, Lin, w, cut) if w > 0 else (raw, 0)
+            figs, fo, fg, prev = [], 0.0, 0.0, None
+            for i, lab in enumerate(labs):
+                H, W = lab.shape[:2]
+                ab = upsample_ab(sm[i], W, H)
+                ours = np.clip(lab2rgb(np.concatenate([lab[..., :1], ab], -1)), 0, 1)
+                figs.append(place_figures(ab, lab[..., 1:], lab[..., 0], ours, frames[i] / 255.0, masks[i]))
+                if prev is not None:
+                    fo += float(np.abs(ab - prev[0]).mean())
+                    fg += float(np.abs(lab[..., 1:] - prev[1]).mean())
+                prev = (ab, lab[..., 1:])
+                if i in rows:
+                    rows[i].append(ours)
+            n = max(len(labs) - 1, 1)
+            res[k][c] = summarise_place(figs, (fo / n, fg / n))
+            pooled[k].setdefault("clips", []).extend(figs)
+            res[k].setdefault("_clip_flicker", []).append((fo / n, fg / n))
+        for i in sorted(rows):
+            rows[i].append(frames[i] / 255.0)
+            grids.setdefault("hallway", []).append(rows[i])
+    for k in sessions:
+        fl = res[k].pop("_clip_flicker", None)
+        both = pooled[k]["photo"] + pooled[k]["webcam look"]
+        if both:
+            res[k]["ALL photos, both looks"] = summarise_place(both)
+        for kind, figs in pooled[k].items():
+            if figs:
+                res[k][f"ALL {kind}"] = summarise_place(figs, (sum(a for a, _ in fl) / len(fl), sum(b for _, b in fl) / len(fl))
+                                                        if kind == "clips" and fl else None)
+        for place, r in res[k].items():
+            extra = f"; flicker {r['flicker_ratio']:.2f}x" if "flicker_ratio" in r else ""
+            skin = f"{r['skin_ok_fraction']:.2f}" if r["skin_ok_fraction"] is not None else "-"
+            print(f"[places{' val' if validation else ''}] {k} {place}: a/b {r['rmse_ratio']:.2f}x grey; colourfulness "
+                  f"{r['colourfulness_ratio']:.2f}x; skin kept {skin}; neutral chroma {r['neutral_chroma_ours']:.1f} "
+                  f"(orig {r['neutral_chroma_original']:.1f}){extra}")
+    if grid_dir:
+        os.makedirs(grid_dir, exist_ok=True)
+        labels = ("grey (input)",) + tuple(sessions) + ("original",)
+        for place, rows in grids.items():
+            write_place_grid(os.path.join(grid_dir, f"{place}.png"), rows, labels)
+    return res
+
+
+def write_place_grid(path, rows, labels, cell=(220, 150)):
+    pad, head = 4, 18
+    W = len(labels) * (cell[0] + pad)
+    H = head + len(rows) * (cell[1] + pad)
+    img = Image.new("RGB", (W, H), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    for j, t in enumerate(labels):
+        d.text((j * (cell[0] + pad) + 6, 4), t, fill=(0, 0, 0))
+    for r, row in enumerate(rows):
+        for j, im in enumerate(row):
+            img.paste(thumb(im, cell), (j * (cell[0] + pad), head + r * (cell[1] + pad)))
+    img.save(path, optimize=True)
+    print("grid:", path, f"({os.path.getsize(path)} bytes)")
+
+
+class Gained:
+    """A session whose a/b output is multiplied by a chroma gain (the colorize node's vividness: gain = 2 x vividness)."""
+
+    def __init__(self, sess, gain):
+        self.sess, self.gain = sess, gain
+
+    def get_inputs(self):
+        return self.sess.get_inputs()
+
+    def run(self, names, feeds):
+        return [o * self.gain for o in self.sess.run(names, feeds)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("models", nargs="+", help="ONNX models; NAME=PATH names one in the output; PATH@T replaces its "
-                    "annealed-mean temperature by T (e.g. for a sweep)")
+                    "annealed-mean temperature by T (e.g. for a sweep); PATH%%V (or PATH@T%%V) applies the colorize node's "
+                    "vividness V (a/b x 2V)")
     ap.add_argument("--val", default="../shared/data/bsds500/val")
     ap.add_argument("--webcam", default="../shared/media/webcam", help="folder of the webcam clips")
     ap.add_argument("--split", default=os.path.join(HERE, "webcam_split.json"), help="held-out clip list")
@@ -394,16 +571,24 @@ def main():
     ap.add_argument("--limit", type=int, default=0, help="use only the first N photos (quick check)")
     ap.add_argument("--framegraph", help="path of the framegraph CLI: colorize each photo with FrameGraph's own "
                     "pipeline (pipelines/colorize-image.fg: its Lab, resize, runtime) instead of onnxruntime")
+    ap.add_argument("--places", action="store_true", help="the places evaluation (places.py: photos from the tools' wheels, "
+                    "the hallway clip), smoothing at the last --smoothing/--scene-cut setting")
+    ap.add_argument("--places-val", action="store_true", help="the validation places instead (BSDS500 val, both looks)")
+    ap.add_argument("--places-grids", help="folder for one grid PNG per place")
     a = ap.parse_args()
 
-    paths, temps = {}, {}
+    paths, temps, gains = {}, {}, {}
     for m in a.models:
         name, _, p = m.rpartition("=")
         p, _, t = p.partition("@")
+        t, _, v = t.partition("%") if t else ("", "", p.partition("%")[2])
+        p = p.partition("%")[0]
         k = name or os.path.basename(p)
         paths[k] = p
         temps[k] = float(t) if t else a.T
+        gains[k] = 2.0 * float(v) if v else 1.0
     sessions = {k: session(with_temperature(p, temps[k]) if temps[k] else p, 1) for k, p in paths.items()}
+    sessions = {k: Gained(s_, gains[k]) if gains[k] != 1.0 else s_ for k, s_ in sessions.items()}
     root = os.path.dirname(os.path.dirname(HERE))
     out = dict(models={k: dict(path=os.path.relpath(p, root) if os.path.abspath(p).startswith(root + os.sep) else os.path.basename(p),
                                temperature=temps[k] or temperature_of(p)) for k, p in paths.items()})
@@ -435,6 +620,24 @@ def main():
             out["models"][k]["webcam_heldout"] = dict(clips=held, settings=wc[k], per_clip=pc[k])
         out["skin_test"] = dict(hue_degrees=list(SKIN_HUE), min_chroma=SKIN_CHROMA, mask="selfie_segmentation > 0.5",
                                 segmenter=os.path.basename(seg) if seg else None)
+
+    if a.places or a.places_val:
+        try:
+            import ai_edge_litert  # noqa: F401
+            names = ("selfie_segmentation.tflite",)
+        except ImportError:
+            names = ("selfie_segmentation.onnx",)
+        seg = a.segmenter or next((c for n in names for c in (os.path.join(root, "models/cache", n),
+                                                              os.path.join(root, "../shared/models/mediapipe", n))
+                                   if os.path.exists(c)), None)
+        print("[places] person mask:", seg)
+        w = float(a.smoothing.split(",")[-1])
+        cut = float(a.scene_cut.split(",")[-1])
+        pr = places_metrics(sessions, Segmenter(seg) if seg else None, w, cut, a.places_grids, validation=a.places_val,
+                            limit=a.limit)
+        for k in paths:
+            out["models"][k]["places_validation" if a.places_val else "places"] = dict(smoothing=w, scene_cut=cut, places=pr[k],
+                                                                                        vividness_gain=gains[k])
 
     if a.bench:
         import onnxruntime as ort

@@ -32,7 +32,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def decode(path, w, h):
-    """All frames of a video as uint8 [N,h,w,3] (ffmpeg CLI, area resize)."""
+    """All frames of a video as uint8 [N,h,w,3] (ffmpeg CLI, area resize; OpenCV's decoder where there is no
+    ffmpeg CLI, as on the GPU machine)."""
+    if shutil.which("ffmpeg") is None:
+        import cv2
+        cap, out = cv2.VideoCapture(path), []
+        while True:
+            ok, f = cap.read()
+            if not ok:
+                break
+            out.append(cv2.resize(cv2.cvtColor(f, cv2.COLOR_BGR2RGB), (w, h), interpolation=cv2.INTER_AREA))
+        return np.stack(out)
     cmd = ["ffmpeg", "-v", "error", "-i", path, "-vf", f"scale={w}:{h}:flags=area", "-f", "rawvideo",
            "-pix_fmt", "rgb24", "-vsync", "0", "-"]
     raw = subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout

@@ -436,7 +436,7 @@ class PairSampler:
         return warp(self.frames[sel[:, 0]], theta, res), warp(self.frames[sel[:, 1]], theta, res)
 
 
-def augment(rgb, pair_of=None, photometric=True, damage=True):
+def augment(rgb, pair_of=None, photometric=True, damage=True, webcam=False):
     """rgb [n,3,res,res] clean -> (x input [n,1,res,res] = L'/50 - 1, ab target [n,2,64,64]).
 
     photometric: exposure/gamma/white balance on the image (input and target);
@@ -444,6 +444,12 @@ def augment(rgb, pair_of=None, photometric=True, damage=True):
 
     pair_of: if given (an int m), rows i and i+m share the photometric draw (one pair of frames);
     the noise, JPEG-like and blur damage of the input is drawn per row (independent).
+
+    webcam (--photo-aug webcam, issue 46: "webcam" as a look, not a room): on top of photometric + damage,
+    low light (a third of the rows: exposure x0.2-0.55, with 2-3x stronger sensor noise), lens vignetting
+    (half: 15-45 % fall-off at the corners) and stronger white-balance shifts on the image (input and
+    target); low-frequency colour noise of a small sensor and motion blur (a third: 3-9 px, horizontal or
+    vertical) on the input only.
     """
     n, dev = rgb.shape[0], rgb.device
     m = pair_of or n
@@ -458,6 +464,17 @@ def augment(rgb, pair_of=None, photometric=True, damage=True):
         wbb = torch.exp(draw(-0.08, 0.08) * wb_on)
         wb = torch.stack([wr, torch.ones_like(wr), wbb], 1).view(n, 3, 1, 1)
         rgb = (rgb * gain * wb).clamp(0, 1) ** gamma
+    low = torch.zeros(n, device=dev)
+    if webcam:
+        low = (draw(0, 1) < 0.33).float()
+        dim = torch.exp(draw(-1.6, -0.6)) * low + (1 - low)
+        wr, wbb = torch.exp(draw(-0.18, 0.18)), torch.exp(draw(-0.18, 0.18))
+        wb = torch.stack([wr, torch.ones_like(wr), wbb], 1).view(n, 3, 1, 1)
+        res = rgb.shape[-1]
+        yy, xx = torch.meshgrid(torch.linspace(-1, 1, res, device=dev), torch.linspace(-1, 1, res, device=dev), indexing="ij")
+        vs = draw(0.15, 0.45) * (draw(0, 1) < 0.5).float()
+        vig = 1 - vs.view(n, 1, 1, 1) * ((xx ** 2 + yy ** 2) / 2)[None, None]
+        rgb = (rgb ** 2.2 * dim.view(n, 1, 1, 1) * wb * vig).clamp(0, 1) ** (1 / 2.2)
     lab = rgb2lab_t(rgb)
     ab = F.avg_pool2d(lab[:, 1:], IMG // OUT_RES)
     if not damage:
@@ -466,8 +483,20 @@ def augment(rgb, pair_of=None, photometric=True, damage=True):
         b = torch.empty(n, 1, 1, 1, device=dev).uniform_(-6, 6)
         return ((L - 50) * c + 50 + b).clamp(0, 100) / 50.0 - 1.0, ab
     sig = torch.empty(n, device=dev).uniform_(0, 0.035) * (torch.rand(n, device=dev) < 0.7).float()
+    if webcam:
+        sig = sig + low * torch.empty(n, device=dev).uniform_(0.02, 0.06)
     noisy = (rgb + torch.randn_like(rgb) * sig.view(n, 1, 1, 1)).clamp(0, 1)
+    if webcam:
+        res = rgb.shape[-1]
+        cn = torch.randn(n, 3, res // 8, res // 8, device=dev) * torch.empty(n, 1, 1, 1, device=dev).uniform_(0, 0.03)
+        noisy = (noisy + F.interpolate(cn, size=(res, res), mode="bilinear", align_corners=False)).clamp(0, 1)
     L = rgb2lab_t(noisy)[:, :1]
+    if webcam:
+        mb = torch.rand(n, device=dev) < 0.33
+        if mb.any():
+            k = int(np.random.choice([3, 5, 7, 9]))
+            ks, pd = ((1, k), (0, k // 2)) if np.random.rand() < 0.5 else ((k, 1), (k // 2, 0))
+            L[mb] = F.avg_pool2d(F.pad(L[mb], (pd[1], pd[1], pd[0], pd[0]), mode="replicate"), ks, stride=1)
     jp = torch.rand(n, device=dev) < 0.5
     if jp.any():
         q = torch.empty(int(jp.sum()), device=dev).uniform_(20, 90)
@@ -709,9 +738,9 @@ def main():
     ap.add_argument("--minutes", type=float, default=6.0, help="wall-clock training budget")
     ap.add_argument("--batch", type=int, default=96)
     ap.add_argument("--webcam-frac", type=float, default=0.5, help="share of each batch that is webcam frames (in pairs)")
-    ap.add_argument("--photo-aug", choices=["strong", "damage", "mild"], default="strong",
+    ap.add_argument("--photo-aug", choices=["strong", "damage", "mild", "webcam"], default="strong",
                     help="augmentation of the photos: strong = photometric + damage (as webcam frames), damage = "
-                         "input damage only (noise/JPEG/blur, the photo's own colours), mild = L jitter only (v1)")
+                         "input damage only (noise/JPEG/blur, the photo's own colours), mild = L jitter only (v1), webcam = strong + low light, vignetting, colour noise, motion blur (issue 46)")
     ap.add_argument("--temporal", type=float, default=0.2, help="weight of the temporal-consistency term (0: off)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--wd", type=float, default=5e-4)
@@ -901,8 +930,8 @@ def main():
         with torch.no_grad():
             f0, f1 = cams.sample(npairs, IMG)
             xc, abc = augment(torch.cat([f0, f1]), pair_of=npairs)
-            xp, abp = augment(photos.sample(nphoto, IMG), photometric=a.photo_aug == "strong",
-                              damage=a.photo_aug != "mild")
+            xp, abp = augment(photos.sample(nphoto, IMG), photometric=a.photo_aug in ("strong", "webcam"),
+                              damage=a.photo_aug != "mild", webcam=a.photo_aug == "webcam")
             x = torch.cat([xc, xp]).contiguous(memory_format=torch.channels_last)
             ab_small = torch.cat([abc, abp])
         net.train()
@@ -997,7 +1026,8 @@ def main():
         for _ in range(40):
             f0, f1 = cams.sample(npairs, IMG)
             xc, _ = augment(torch.cat([f0, f1]), pair_of=npairs)
-            xp, _ = augment(photos.sample(nphoto, IMG), photometric=a.photo_aug == "strong", damage=a.photo_aug != "mild")
+            xp, _ = augment(photos.sample(nphoto, IMG), photometric=a.photo_aug in ("strong", "webcam"),
+                              damage=a.photo_aug != "mild", webcam=a.photo_aug == "webcam")
             bn_batches.append(torch.cat([xc, xp]))
         recompute_bn(swa, bn_batches)
         row = dict(t=round(train_s, 1), step=step, lr=0.0, train_loss_aug=None, temporal_term=None,
