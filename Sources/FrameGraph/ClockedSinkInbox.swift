@@ -16,7 +16,7 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     private let call: NodeCall
     private let lock = NSLock()
     /// Frames waiting for their tick, each with its capture time on the output's grid (``onGrid``).
-    private var queue: [(frame: Frame, slot: Double)] = []
+    private var queue: [(frame: Frame, slot: Double, arrival: Double)] = []
     private var last: Frame?
     /// The tick the first frame was written at (output index 0).
     private var firstTick: Int?
@@ -37,13 +37,14 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
         }
         let slot = onGrid(frame.captureTime)
         lock.lock()
-        queue.append((frame, slot))
+        queue.append((frame, slot, now))
         let overflow = max(0, queue.count - bound)
         if overflow > 0 { queue.removeFirst(overflow) }
         let depth = queue.count
         lock.unlock()
         sink.counters.update {
             $0.received += 1
+            $0.arrival.record(now - frame.captureTime)
             $0.droppedLate += overflow
             $0.queuedMax = max($0.queuedMax, depth)
         }
@@ -74,10 +75,14 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
         lock.lock()
         let dueCount = queue.prefix { $0.slot + delay <= time + 1e-9 }.count
         let due = queue.prefix(dueCount).map(\.frame)
+        let arrival = queue.prefix(dueCount).last?.arrival
         queue.removeFirst(dueCount)
         lock.unlock()
         if let frame = due.last {
-            if due.count > 1 { sink.counters.update { $0.droppedLate += due.count - 1 } }
+            sink.counters.update {
+                if due.count > 1 { $0.droppedLate += due.count - 1 }
+                if let arrival { $0.presentationWait.record(time - arrival) }
+            }
             last = frame
             let first = firstTick ?? tick
             firstTick = first

@@ -313,8 +313,10 @@ public final class GraphRunner: @unchecked Sendable {
         func worker(for node: Node) -> Worker {
             // A composite's worker keeps one frame waiting (it must see every frame it can); a
             // filter's (a network's) admits a frame only when idle.
+            let isComposite = node is CompositeNode
             let w = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(node.name)"), context: context,
-                           waitingSlot: node is CompositeNode)
+                           waitingSlot: isComposite,
+                           niceness: context.mode == .live && !isComposite ? context.options.networkNice : nil)
             workers.append(w)
             return w
         }

@@ -49,6 +49,11 @@ public struct RunOptions: Sendable {
     /// After a stop (Ctrl-C, `duration`, an error), the most seconds of clock time to wait for work
     /// in flight (a slow network's frame) before the outputs are finalized without it. Default 5.
     public var stopGrace: Double = 5
+    /// Live mode: the nice value (0 … 19) of the threads that run worker filters (networks), above the
+    /// output path's 0, so that an overloaded machine takes its time from the network first (admitted
+    /// less often, its last result reused) rather than from source → composite → encoder; nil leaves
+    /// them at the process's. Default: 5 (about a quarter of a core's share against a busy thread at 0).
+    public var networkNice: Int32? = 5
     /// Write a Chrome trace-event file here. Default: none.
     public var traceURL: URL?
     /// Files written by the caller beside the graph's own outputs (the CLI's `--stats`), checked with
