@@ -6,7 +6,7 @@
 /// The encoder runs on the output clock's thread, so its time per frame is part of every frame's
 /// latency and, beyond a tick, makes the output miss ticks. Its share is half the period (16.7 ms
 /// at 30 fps). Rules, over the encoder's recent times per frame (wall time: time taken from it by
-/// other work on a busy machine counts):
+/// other work on a busy machine counts), after the first ``warmup`` frames:
 /// - one step faster when the mean of the last ``fastWindow`` frames is over ``fasterAbove`` of the
 ///   share (as soon as that many frames were encoded at the current preset);
 /// - one step slower (never slower than the ladder's last, where it starts) when the mean of the
@@ -46,6 +46,12 @@ public struct EncoderSpeedControl: Sendable {
     /// Times per frame at the current preset, newest last (at most ``calmWindow``).
     private var recent: [Double] = []
     private var overloaded = false
+    /// Frames recorded so far (the first ``warmup`` are not judged).
+    private var seen = 0
+
+    /// Frames at the start not judged: an encoder's first frames are slow (memory faulted in, caches
+    /// cold), not a sign of the machine's load.
+    public static let warmup = 30
 
     /// The encoder's share of the output period.
     public static let share = 0.5
@@ -80,6 +86,8 @@ public struct EncoderSpeedControl: Sendable {
     /// returns a step when one is due (the control already counts it as taken).
     public mutating func record(cost: Double, at time: Double) -> Step? {
         guard !pinned else { return nil }
+        seen += 1
+        guard seen > Self.warmup else { return nil }
         recent.append(max(0, cost))
         if recent.count > Self.calmWindow { recent.removeFirst(recent.count - Self.calmWindow) }
         guard recent.count >= Self.fastWindow else { return nil }

@@ -248,6 +248,8 @@ public final class GraphRunner: @unchecked Sendable {
         let call = NodeCall(node: source, context: context)
         let paced = context.mode == .live && source.pacedByMediaTime
         var firstMediaTime: Double?
+        /// Live, paced: when the first frame was ready (the others are due after it by their media time).
+        var pacingStart: Double?
         /// The source's first media time: offline, `duration` counts from it (the source ends at its
         /// first frame that far past it); the progress line too.
         var firstSourceTime: Double?
@@ -283,9 +285,14 @@ public final class GraphRunner: @unchecked Sendable {
             if paced {
                 let first = firstMediaTime ?? frame.mediaTime
                 firstMediaTime = first
+                // The first frame is captured when it is ready (its decoding and the thread's start
+                // are not the graph's latency: counted in, they set an auto D a tick too high for
+                // the whole run), the others at their media time after it.
+                let anchor = pacingStart ?? max(context.startTime, clock.now())
+                pacingStart = anchor
                 // Captured when it was due, as a camera's driver stamps a frame when the sensor took
                 // it: a late wake-up of this thread is part of the latency the delay D must absorb.
-                let due = context.startTime + (frame.mediaTime - first)
+                let due = anchor + (frame.mediaTime - first)
                 clock.sleep(until: due, lane: lane.id)
                 frame.captureTime = due
             } else if frame.captureTime == 0 {

@@ -43,7 +43,7 @@ run() {  # CASE PIPELINE [extra run arguments…]
   local name
   name="$(basename "$pipeline" .fg)"
   local tag="$case-$name${TAG:+-$TAG}"
-  FRAMEGRAPH_MODELS=models/cache "$bin" run "$pipeline" --mode live --input "$input" --loop --duration "$duration" \
+  FRAMEGRAPH_MODELS=${FRAMEGRAPH_MODELS:-models/cache:models} "$bin" run "$pipeline" --mode live --input "$input" --loop --duration "$duration" \
     --output "$dir/$tag.mp4" --stats "$dir/stats-$tag.json" --quiet "$@"
   python3 - "$dir/stats-$tag.json" "$case" "$name${TAG:+ ($TAG)}" "$dir/$tag.mp4" >> "$results" <<'PY'
 import json, os, sys
@@ -56,7 +56,12 @@ print(json.dumps({"case": sys.argv[2], "pipeline": sys.argv[3], "ticks": ticks, 
                   "delay": s["presentationDelayMs"], "preset": enc.get("preset"), "changes": len(enc.get("changes", [])),
                   "overloaded": enc.get("overloaded", 0), "bytes": os.path.getsize(sys.argv[4]), "stages": s.get("stages", [])}))
 PY
-  tail -1 "$results" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(f"{r[\"case\"]:>8} {r[\"pipeline\"]:>20}: late+repeated {r[\"late\"]}+{r[\"repeated\"]} of {r[\"ticks\"]}, busy {r[\"busy\"]}, p50 {r[\"p50\"]:.1f} p99 {r[\"p99\"]:.1f} ms, cores {r[\"cores\"]:.3f}, preset {r[\"preset\"]} ({r[\"changes\"]} changes, overloaded {r[\"overloaded\"]})")'
+  tail -1 "$results" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print("%8s %20s: late+repeated %d+%d of %d, busy %d, p50 %.1f p99 %.1f ms, cores %.3f, preset %s (%d changes, overloaded %d)" % (
+    r["case"], r["pipeline"], r["late"], r["repeated"], r["ticks"], r["busy"], r["p50"], r["p99"], r["cores"], r["preset"],
+    r["changes"], r["overloaded"]))' 
 }
 
 for case in $cases; do
