@@ -124,9 +124,15 @@ final class OutputTicker: @unchecked Sendable {
     /// The ticker thread's loop (the runner joins it to the clock before starting it).
     func run() {
         let period = 1 / context.fps
-        let phase = context.options.tickPhase
+        var phase = context.options.tickPhase
+        var followed = !context.options.tickPhaseFollowsDelay
         var k = 0
         while true {
+            if !followed, let delay = context.presentation.current {
+                // The first D is known (the first frame has arrived; nothing is written yet).
+                phase = (delay / period).truncatingRemainder(dividingBy: 1)
+                followed = true
+            }
             let time = context.startTime + (Double(k) + phase) * period
             context.clock.sleep(until: time, lane: Self.lane.id)
             context.stopIfPastDuration()

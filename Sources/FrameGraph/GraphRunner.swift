@@ -288,7 +288,9 @@ public final class GraphRunner: @unchecked Sendable {
                 // The first frame is captured when it is ready (its decoding and the thread's start
                 // are not the graph's latency: counted in, they set an auto D a tick too high for
                 // the whole run), the others at their media time after it.
-                let anchor = pacingStart ?? max(context.startTime, clock.now())
+                // (On the output's frame grid: the next slot at or after that moment.)
+                let ready = max(0, clock.now() - context.startTime)
+                let anchor = pacingStart ?? context.startTime + (ready * context.fps - 1e-6).rounded(.up) / context.fps
                 pacingStart = anchor
                 // Captured when it was due, as a camera's driver stamps a frame when the sensor took
                 // it: a late wake-up of this thread is part of the latency the delay D must absorb.
