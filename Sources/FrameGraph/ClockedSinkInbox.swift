@@ -50,6 +50,9 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
         }
     }
 
+    /// Whether a frame was written yet (read on the ticker's thread, which alone writes).
+    var hasWritten: Bool { firstTick != nil }
+
     /// Whether no frame waits for its tick (the ticker ends only when every sink is drained).
     var isDrained: Bool {
         lock.lock()
@@ -129,8 +132,12 @@ final class OutputTicker: @unchecked Sendable {
         var k = 0
         while true {
             if !followed, let delay = context.presentation.current {
-                // The first D is known (the first frame has arrived; nothing is written yet).
-                phase = (delay / period).truncatingRemainder(dividingBy: 1)
+                // The first D is known (the first frame has arrived). When it became known after the
+                // last tick and that tick moves later now, run it again at its new time: the first
+                // frame may be due by then (else it would wait a tick and be replaced, dropped late).
+                let moved = (delay / period).truncatingRemainder(dividingBy: 1)
+                if moved > phase && k > 0 && inboxes.allSatisfy({ !$0.hasWritten }) { k -= 1 }
+                phase = moved
                 followed = true
             }
             let time = context.startTime + (Double(k) + phase) * period
