@@ -40,6 +40,17 @@ public final class MediaWriter {
         public static let tunes = ["zerolatency", "film", "animation", "grain", "stillimage", "fastdecode", "psnr", "ssim"]
         /// Audio of the source: copy (default), drop, or re-encode to AAC.
         public var audio = "copy"
+        /// Live encoding (x264, x265): no B-frames, no look-ahead, and slice threads instead of frame
+        /// threads (x264's `zerolatency` tuning unless `tune` names another), so each frame's packet
+        /// comes out of the call that sent it: no frames held inside the encoder. Default: false.
+        public var lowLatency = false
+        /// x264: keep the stream's headers (SPS/PPS) the same for every preset from ``presets`` 0 up
+        /// to `veryfast` (CABAC, 8×8 transforms and weighted prediction pinned on), so that
+        /// ``MediaWriter/switchPreset(_:)`` can change the preset mid-stream. Default: false.
+        public var switchablePreset = false
+        /// The preset name that lets a live run choose (``MediaWriter/switchPreset(_:)``); offline it
+        /// means ``defaultPreset``.
+        public static let autoPreset = "auto"
         /// The default x264-style preset.
         public static let defaultPreset = "veryfast"
         /// x264's speed presets, fastest first.
@@ -85,6 +96,10 @@ public final class MediaWriter {
     private var picture: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var companions: CompanionStreams?
+    /// What the encoder was opened with, to open it again with another preset.
+    private var opening: Opening?
+    /// The preset the encoder runs at now (x264's names).
+    public private(set) var preset: String
     private let scaler = Scaler(method: .bilinear)
     private let pictureFormat: AVPixelFormat
     private var finished = false
@@ -92,6 +107,8 @@ public final class MediaWriter {
     private let output: OutputFile
     /// Frames handed to the encoder.
     public private(set) var framesWritten = 0
+    /// Video packets written to the file (behind ``framesWritten`` by the frames the encoder holds).
+    public private(set) var packetsWritten = 0
     private var lastPTS: Int64?
     private var lastDuration: Int64 = 1
     /// Durations of frames in the encoder, by timestamp (packets carry them into the container).
@@ -128,6 +145,8 @@ public final class MediaWriter {
         let choice = (codec: plan.codec, encoder: plan.encoder), pixelName = plan.pixelName, avPixel = plan.pixelFormat
         encoderName = choice.encoder
         pictureFormat = avPixel
+        let startPreset = settings.preset == Settings.autoPreset ? Settings.defaultPreset : settings.preset
+        preset = startPreset
         if choice.encoder == "libsvtav1" { FFmpegLog.quietSVT() }
         output = try OutputFile(destination: path)
         let temporary = output.temporaryPath
@@ -140,32 +159,25 @@ public final class MediaWriter {
             guard let encoder = avcodec_find_encoder_by_name(choice.encoder), let ctx else {
                 throw FFmpegError(code: fg_averror(ENOSYS), operation: "find encoder '\(choice.encoder)'", path: path)
             }
-            codec = avcodec_alloc_context3(encoder)
-            guard let codec else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate encoder", path: path) }
-            codec.pointee.width = Int32(width)
-            codec.pointee.height = Int32(height)
-            codec.pointee.pix_fmt = avPixel
-            codec.pointee.time_base = AVRational(num: timeBase.numerator, den: timeBase.denominator)
-            codec.pointee.framerate = rate
-            codec.pointee.thread_count = Int32(settings.threads)
-            codec.pointee.color_range = self.color.avRange
-            codec.pointee.colorspace = self.color.avMatrix
-            codec.pointee.color_primaries = self.color.avPrimaries
-            codec.pointee.color_trc = self.color.avTransfer
-            if let bitrate = settings.bitrate { codec.pointee.bit_rate = Int64(bitrate) }
-            if ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
-                codec.pointee.flags |= fg_codec_flag_global_header()
-            }
-            var encoderOptions: OpaquePointer?
-            defer { av_dict_free(&encoderOptions) }
-            var tuning = VideoCodecChoice.speedOptions(preset: settings.preset, encoder: choice.encoder)
-            tuning += choice.codec?.qualityOptions(crf: settings.crf, bitrate: settings.bitrate, encoder: choice.encoder) ?? []
+            var tuning = choice.codec?.qualityOptions(crf: settings.crf, bitrate: settings.bitrate, encoder: choice.encoder) ?? []
             if choice.encoder == "libx265" { tuning.append(("x265-params", "log-level=none")) }
-            if let tune = settings.tune, tune != "none", choice.encoder == "libx264" || choice.encoder == "libx265" { tuning.append(("tune", tune)) }
+            let x26x = choice.encoder == "libx264" || choice.encoder == "libx265"
+            if let tune = settings.tune, tune != "none", x26x {
+                tuning.append(("tune", tune))
+            } else if settings.lowLatency && x26x {
+                tuning.append(("tune", "zerolatency"))
+            }
+            if settings.switchablePreset && choice.encoder == "libx264" { tuning.append(("x264-params", MediaWriter.pinnedHeaders)) }
             if choice.encoder == "prores_ks" { tuning.append(("profile", pixelName.hasPrefix("yuv444") ? "4" : "2")) }
             if choice.encoder == "ffv1" { tuning.append(("level", "3")) }
-            for (key, value) in tuning { av_dict_set(&encoderOptions, key, value, 0) }
-            try check(avcodec_open2(codec, encoder, &encoderOptions), "open encoder '\(choice.encoder)' for \(width)x\(height) \(pixelName)", path: path)
+            let opening = Opening(encoder: encoder, encoderName: choice.encoder, width: width, height: height, pixelFormat: avPixel,
+                                  pixelName: pixelName, timeBase: timeBase, rate: rate, threads: settings.threads, color: self.color,
+                                  bitrate: settings.bitrate,
+                                  globalHeader: ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0, tuning: tuning,
+                                  switchable: settings.switchablePreset && settings.lowLatency && settings.tune == nil && choice.encoder == "libx264")
+            self.opening = opening
+            codec = try opening.open(preset: startPreset, path: path)
+            guard let codec else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate encoder", path: path) }
             stream = avformat_new_stream(ctx, nil)
             guard let stream else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "add stream", path: path) }
             try check(avcodec_parameters_from_context(stream.pointee.codecpar, codec), "configure stream", path: path)
@@ -405,6 +417,88 @@ public final class MediaWriter {
         return r.matrix == color.matrix && r.range == color.range
     }
 
+    /// x264 settings that every preset from `ultrafast` to `veryfast` shares once pinned, so their
+    /// stream headers (SPS/PPS) are the same: CABAC, 8×8 transforms, simple weighted prediction
+    /// (`ultrafast` alone turns them off).
+    static let pinnedHeaders = "cabac=1:8x8dct=1:weightp=1"
+
+    /// Changes the encoder's speed preset mid-stream (x264 made with ``Settings/switchablePreset`` and
+    /// ``Settings/lowLatency``):
+    /// an encoder with `preset` is opened beside the running one; when its stream headers are the
+    /// running one's, the old one is flushed into the file and the new one takes over (its first
+    /// frame a key frame); otherwise the running one stays. Returns whether the preset changed.
+    @discardableResult
+    public func switchPreset(_ newPreset: String) throws -> Bool {
+        guard let opening, opening.switchable, let old = codec, !finished, newPreset != preset,
+              MediaWriter.Settings.presets.contains(newPreset) else { return false }
+        var fresh: UnsafeMutablePointer<AVCodecContext>? = try opening.open(preset: newPreset, path: path)
+        guard let next = fresh else { return false }
+        let same = old.pointee.extradata_size == next.pointee.extradata_size
+            && (old.pointee.extradata_size == 0
+                || memcmp(old.pointee.extradata, next.pointee.extradata, Int(old.pointee.extradata_size)) == 0)
+        guard same else {
+            avcodec_free_context(&fresh)
+            return false
+        }
+        _ = avcodec_send_frame(old, nil)
+        try drain()
+        codec = next
+        var retired: UnsafeMutablePointer<AVCodecContext>? = old
+        avcodec_free_context(&retired)
+        preset = newPreset
+        return true
+    }
+
+    /// Everything needed to open the encoder (again, with another preset).
+    private struct Opening {
+        var encoder: UnsafePointer<AVCodec>
+        var encoderName: String
+        var width: Int
+        var height: Int
+        var pixelFormat: AVPixelFormat
+        var pixelName: String
+        var timeBase: (numerator: Int32, denominator: Int32)
+        var rate: AVRational
+        var threads: Int
+        var color: ColorDescription
+        var bitrate: Int?
+        var globalHeader: Bool
+        /// Encoder options other than the preset.
+        var tuning: [(String, String)]
+        /// x264 with pinned headers and no frames held inside (``Settings/lowLatency``): the preset may change.
+        var switchable: Bool
+
+        func open(preset: String, path: String) throws -> UnsafeMutablePointer<AVCodecContext> {
+            guard let codec = avcodec_alloc_context3(encoder) else {
+                throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate encoder", path: path)
+            }
+            codec.pointee.width = Int32(width)
+            codec.pointee.height = Int32(height)
+            codec.pointee.pix_fmt = pixelFormat
+            codec.pointee.time_base = AVRational(num: timeBase.numerator, den: timeBase.denominator)
+            codec.pointee.framerate = rate
+            codec.pointee.thread_count = Int32(threads)
+            codec.pointee.color_range = color.avRange
+            codec.pointee.colorspace = color.avMatrix
+            codec.pointee.color_primaries = color.avPrimaries
+            codec.pointee.color_trc = color.avTransfer
+            if let bitrate { codec.pointee.bit_rate = Int64(bitrate) }
+            if globalHeader { codec.pointee.flags |= fg_codec_flag_global_header() }
+            var options: OpaquePointer?
+            defer { av_dict_free(&options) }
+            for (key, value) in VideoCodecChoice.speedOptions(preset: preset, encoder: encoderName) + tuning {
+                av_dict_set(&options, key, value, 0)
+            }
+            let status = avcodec_open2(codec, encoder, &options)
+            if status < 0 {
+                var failed: UnsafeMutablePointer<AVCodecContext>? = codec
+                avcodec_free_context(&failed)
+                try check(status, "open encoder '\(encoderName)' for \(width)x\(height) \(pixelName)", path: path)
+            }
+            return codec
+        }
+    }
+
     private func drain() throws {
         guard let codec, let packet, let stream else { return }
         while true {
@@ -420,6 +514,7 @@ public final class MediaWriter {
             packet.pointee.stream_index = stream.pointee.index
             let written = av_interleaved_write_frame(format, packet)
             try check(written, "write packet", path: path)
+            packetsWritten += 1
         }
     }
 

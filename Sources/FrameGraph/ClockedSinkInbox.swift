@@ -16,7 +16,7 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     private let call: NodeCall
     private let lock = NSLock()
     /// Frames waiting for their tick, each with its capture time on the output's grid (``onGrid``).
-    private var queue: [(frame: Frame, slot: Double)] = []
+    private var queue: [(frame: Frame, slot: Double, arrival: Double)] = []
     private var last: Frame?
     /// The tick the first frame was written at (output index 0).
     private var firstTick: Int?
@@ -37,17 +37,21 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
         }
         let slot = onGrid(frame.captureTime)
         lock.lock()
-        queue.append((frame, slot))
+        queue.append((frame, slot, now))
         let overflow = max(0, queue.count - bound)
         if overflow > 0 { queue.removeFirst(overflow) }
         let depth = queue.count
         lock.unlock()
         sink.counters.update {
             $0.received += 1
+            $0.arrival.record(now - frame.captureTime)
             $0.droppedLate += overflow
             $0.queuedMax = max($0.queuedMax, depth)
         }
     }
+
+    /// Whether a frame was written yet (read on the ticker's thread, which alone writes).
+    var hasWritten: Bool { firstTick != nil }
 
     /// Whether no frame waits for its tick (the ticker ends only when every sink is drained).
     var isDrained: Bool {
@@ -74,10 +78,14 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
         lock.lock()
         let dueCount = queue.prefix { $0.slot + delay <= time + 1e-9 }.count
         let due = queue.prefix(dueCount).map(\.frame)
+        let arrival = queue.prefix(dueCount).last?.arrival
         queue.removeFirst(dueCount)
         lock.unlock()
         if let frame = due.last {
-            if due.count > 1 { sink.counters.update { $0.droppedLate += due.count - 1 } }
+            sink.counters.update {
+                if due.count > 1 { $0.droppedLate += due.count - 1 }
+                if let arrival { $0.presentationWait.record(time - arrival) }
+            }
             last = frame
             let first = firstTick ?? tick
             firstTick = first
@@ -119,9 +127,19 @@ final class OutputTicker: @unchecked Sendable {
     /// The ticker thread's loop (the runner joins it to the clock before starting it).
     func run() {
         let period = 1 / context.fps
-        let phase = context.options.tickPhase
+        var phase = context.options.tickPhase
+        var followed = !context.options.tickPhaseFollowsDelay
         var k = 0
         while true {
+            if !followed, let delay = context.presentation.current {
+                // The first D is known (the first frame has arrived). When it became known after the
+                // last tick and that tick moves later now, run it again at its new time: the first
+                // frame may be due by then (else it would wait a tick and be replaced, dropped late).
+                let moved = (delay / period).truncatingRemainder(dividingBy: 1)
+                if moved > phase && k > 0 && inboxes.allSatisfy({ !$0.hasWritten }) { k -= 1 }
+                phase = moved
+                followed = true
+            }
             let time = context.startTime + (Double(k) + phase) * period
             context.clock.sleep(until: time, lane: Self.lane.id)
             context.stopIfPastDuration()

@@ -248,6 +248,8 @@ public final class GraphRunner: @unchecked Sendable {
         let call = NodeCall(node: source, context: context)
         let paced = context.mode == .live && source.pacedByMediaTime
         var firstMediaTime: Double?
+        /// Live, paced: when the first frame was ready (the others are due after it by their media time).
+        var pacingStart: Double?
         /// The source's first media time: offline, `duration` counts from it (the source ends at its
         /// first frame that far past it); the progress line too.
         var firstSourceTime: Double?
@@ -283,9 +285,16 @@ public final class GraphRunner: @unchecked Sendable {
             if paced {
                 let first = firstMediaTime ?? frame.mediaTime
                 firstMediaTime = first
+                // The first frame is captured when it is ready (its decoding and the thread's start
+                // are not the graph's latency: counted in, they set an auto D a tick too high for
+                // the whole run), the others at their media time after it.
+                // (On the output's frame grid: the next slot at or after that moment.)
+                let ready = max(0, clock.now() - context.startTime)
+                let anchor = pacingStart ?? context.startTime + (ready * context.fps - 1e-6).rounded(.up) / context.fps
+                pacingStart = anchor
                 // Captured when it was due, as a camera's driver stamps a frame when the sensor took
                 // it: a late wake-up of this thread is part of the latency the delay D must absorb.
-                let due = context.startTime + (frame.mediaTime - first)
+                let due = anchor + (frame.mediaTime - first)
                 clock.sleep(until: due, lane: lane.id)
                 frame.captureTime = due
             } else if frame.captureTime == 0 {
@@ -313,8 +322,10 @@ public final class GraphRunner: @unchecked Sendable {
         func worker(for node: Node) -> Worker {
             // A composite's worker keeps one frame waiting (it must see every frame it can); a
             // filter's (a network's) admits a frame only when idle.
+            let isComposite = node is CompositeNode
             let w = Worker(lane: Lane(id: 100 + workers.count, name: "worker: \(node.name)"), context: context,
-                           waitingSlot: node is CompositeNode)
+                           waitingSlot: isComposite,
+                           niceness: context.mode == .live && !isComposite ? context.options.networkNice : nil)
             workers.append(w)
             return w
         }

@@ -171,6 +171,13 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
                 composite.counters.update { $0.droppedLate += 1 }  // nothing to pair with yet
                 return nil
             }
+            // How old the newest result is against this frame, in output periods (0: its own).
+            let oldest = group.dropFirst().map(\.captureTime).min() ?? frame.captureTime
+            let age = min(NodeCounters.maxAgeTicks, max(0, Int(((frame.captureTime - oldest) * context.fps).rounded())))
+            composite.counters.update {
+                if $0.resultAgeTicks.count <= age { $0.resultAgeTicks += Array(repeating: 0, count: age + 1 - $0.resultAgeTicks.count) }
+                $0.resultAgeTicks[age] += 1
+            }
             return group
         case .sameFrame:
             // Offline, a full list waits for partners instead of dropping (the other ports' senders

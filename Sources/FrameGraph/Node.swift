@@ -275,6 +275,10 @@ open class SinkNode: Node, @unchecked Sendable {
     /// run's report, so that watching a run never changes its figures. Default: false.
     open var isMonitor: Bool { false }
 
+    /// An encoding sink: its preset and what its live speed control did (``EncoderSpeedControl``),
+    /// for the stats' `encoder`; nil for other sinks.
+    open var encoderSpeed: EncoderSpeedReport? { nil }
+
     /// Consumes one output frame. `index` counts the sink's output frames from 0, so the frame's
     /// presentation time is `index / context.fps`.
     open func consume(_ frame: Frame, index: Int, context: RunContext) throws {}

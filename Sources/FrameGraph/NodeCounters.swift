@@ -38,7 +38,20 @@ public final class NodeCounters: Sendable {
         public var latency = LatencyHistogram()
         /// Capture-to-output latency of new frames (sinks only).
         public var endToEnd = LatencyHistogram()
+        /// Worker nodes: time preparing a frame's input on the delivering thread, before the worker
+        /// runs it (a network's input preparation when it does it there).
+        public var prepare = LatencyHistogram()
+        /// Clocked sinks: capture to arrival at the sink (the graph's own latency).
+        public var arrival = LatencyHistogram()
+        /// Clocked sinks: arrival to the tick that writes the frame (the presentation delay's wait).
+        public var presentationWait = LatencyHistogram()
+        /// Composites pairing by `newest`: how many output periods older than the frame the newest
+        /// result it was combined with is (index: ticks, capped at ``NodeCounters/maxAgeTicks``).
+        public var resultAgeTicks: [Int] = []
     }
+
+    /// The largest result age counted on its own; older ones count as this.
+    public static let maxAgeTicks = 60
 
     private let state = Protected(Snapshot())
 

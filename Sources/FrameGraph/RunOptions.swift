@@ -37,6 +37,12 @@ public struct RunOptions: Sendable {
     /// Where in each frame period the ticker fires, as a fraction of the period (0 ≤ phase < 1).
     /// Default 0.5: half a period of slack for inline work between capture and output.
     public var tickPhase: Double = 0.5
+    /// Live: once the presentation delay D is first known, the ticks move to fall D after each slot
+    /// of the frame grid (phase = D / period, modulo 1), so that a frame is written the moment it is
+    /// due instead of at the next half-period tick (a D just past half a period otherwise costs a
+    /// whole tick of latency). Set once, before the first frame is written. The CLI sets it.
+    /// Default: false (the fixed `tickPhase`).
+    public var tickPhaseFollowsDelay = false
     /// The time base. Default: the real monotonic clock; tests pass a ``ManualClock``.
     public var clock: any RunClock = MonotonicClock()
     /// Live mode: when a frame is shown (capture time + D, at the next tick). Default: `.fixed(0)`,
@@ -49,6 +55,11 @@ public struct RunOptions: Sendable {
     /// After a stop (Ctrl-C, `duration`, an error), the most seconds of clock time to wait for work
     /// in flight (a slow network's frame) before the outputs are finalized without it. Default 5.
     public var stopGrace: Double = 5
+    /// Live mode: the nice value (0 … 19) of the threads that run worker filters (networks), above the
+    /// output path's 0, so that an overloaded machine takes its time from the network first (admitted
+    /// less often, its last result reused) rather than from source → composite → encoder; nil leaves
+    /// them at the process's. Default: 5 (about a quarter of a core's share against a busy thread at 0).
+    public var networkNice: Int32? = 5
     /// Write a Chrome trace-event file here. Default: none.
     public var traceURL: URL?
     /// Files written by the caller beside the graph's own outputs (the CLI's `--stats`), checked with

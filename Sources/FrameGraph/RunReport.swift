@@ -102,6 +102,15 @@ public struct RunReport: Codable, Sendable {
     /// Output frames per second of elapsed time.
     public var achievedFps: Double
     public var endToEnd: LatencySummary
+    /// The latency budget: each stage of a frame's way with p50/p99 (nil in older stats files).
+    public var stages: [StageLatency]?
+    /// Frames the network nodes were admitted per second of elapsed time, all together (live: how
+    /// often the networks ran; fewer under overload, their last results reused).
+    public var networkAdmissionsPerSecond: Double?
+    /// How old the results composites used were, in output periods (live, `newest` pairing).
+    public var resultAge: ResultAgeSummary?
+    /// The primary sink's encoder: its preset and what live adaptation did (nil: no encoder).
+    public var encoder: EncoderSpeedReport?
     public var nodes: [NodeReport]
     /// Why the run ended early, if it did.
     public var failure: GraphFailure?
@@ -119,6 +128,7 @@ public struct RunReport: Codable, Sendable {
         var framesIn = 0, atSource = 0, corrupt = 0, nonFinite = 0, rate = 0, admitted = 0, busy = 0, workerCount = 0, late = 0
         let primarySink = RunReport.primarySink(among: graphNodes)
         var primary: NodeCounters.Snapshot?
+        var ages: [Int] = []
         for node in graphNodes where !((node as? SinkNode)?.isMonitor ?? false) {
             let s = node.counters.snapshot
             let isSink = node.execution == .sink
@@ -145,6 +155,10 @@ public struct RunReport: Codable, Sendable {
                 busy += s.droppedBusy
             }
             if isComposite {
+                for (age, n) in s.resultAgeTicks.enumerated() {
+                    if ages.count <= age { ages.append(contentsOf: Array(repeating: 0, count: age + 1 - ages.count)) }
+                    ages[age] += n
+                }
                 late += s.droppedLate
                 if node.execution == .worker { busy += s.droppedBusy }
             }
@@ -167,6 +181,10 @@ public struct RunReport: Codable, Sendable {
         framesOut = primary?.emitted ?? 0
         achievedFps = elapsed > 0 ? Double(framesOut) / elapsed : 0
         endToEnd = LatencySummary(primary?.endToEnd ?? LatencyHistogram())
+        stages = StageLatency.stages(of: graphNodes, primary: primarySink, live: live)
+        networkAdmissionsPerSecond = workerCount > 0 && elapsed > 0 ? Double(admitted) / elapsed : nil
+        resultAge = ResultAgeSummary(counts: ages)
+        encoder = primarySink?.encoderSpeed
         failure = context.firstFailure
         interrupted = context.isStopRequested && context.firstFailure == nil && !context.stoppedAtDuration
     }
@@ -232,6 +250,10 @@ public struct RunReport: Codable, Sendable {
         try c.encode(framesOut, forKey: .framesOut)
         try c.encode(achievedFps.isFinite ? achievedFps : 0, forKey: .achievedFps)
         try c.encode(endToEnd, forKey: .endToEnd)
+        try c.encodeIfPresent(stages, forKey: .stages)
+        try c.encodeIfPresent(networkAdmissionsPerSecond, forKey: .networkAdmissionsPerSecond)
+        try c.encodeIfPresent(resultAge, forKey: .resultAge)
+        try c.encodeIfPresent(self.encoder, forKey: .encoder)
         try c.encode(nodes, forKey: .nodes)
         try c.encode(failure, forKey: .failure)  // null when the run did not fail
         try c.encode(interrupted, forKey: .interrupted)
@@ -267,6 +289,23 @@ public struct RunReport: Codable, Sendable {
         }
         lines.append(String(format: "end-to-end latency ms: p50 %.2f  p95 %.2f  p99 %.2f  max %.2f",
                             endToEnd.p50, endToEnd.p95, endToEnd.p99, endToEnd.max))
+        if mode == "live", let stages, !stages.isEmpty {
+            lines.append("latency budget ms (p50 / p99): " + stages.filter { $0.count > 0 }
+                .map { String(format: "%@%@ %.1f / %.1f", $0.stage, $0.node.isEmpty ? "" : " (\($0.node))", $0.p50, $0.p99) }
+                .joined(separator: ", "))
+        }
+        if mode == "live", networkAdmissionsPerSecond != nil || resultAge != nil {
+            var parts: [String] = []
+            if let rate = networkAdmissionsPerSecond { parts.append(String(format: "network admitted %.1f/s", rate)) }
+            if let age = resultAge { parts.append("results shown \(age.p50) / \(age.p99) ticks old (p50 / p99, max \(age.max))") }
+            lines.append(parts.joined(separator: "; "))
+        }
+        if let encoder {
+            var line = "encoder preset \(encoder.preset)" + (encoder.adaptive ? " (auto from \(encoder.startPreset), changed \(encoder.changes.count)x)" : "")
+            line += String(format: ", %.1f / %.1f ms a frame (p50 / p99)", encoder.encode.p50, encoder.encode.p99)
+            if encoder.overloaded > 0 { line += "; overloaded \(encoder.overloaded)x (even \(encoder.preset) could not keep up)" }
+            lines.append(line)
+        }
         let header = ["node", "kind", "in", "done", "out", "busy", "late", "dup", "p50 ms", "p95 ms", "p99 ms", "max ms"]
         var rows = [header]
         for n in nodes {

@@ -45,10 +45,15 @@ final class Worker: @unchecked Sendable {
     private var idleWaiters = 0
     private var handBackGeneration = 0
 
-    init(lane: Lane, context: RunContext, waitingSlot: Bool = false) {
+    /// The nice value the worker's thread runs at (nil: the process's): a live network's worker runs
+    /// below the output path (``RunOptions/networkNice``).
+    private let niceness: Int32?
+
+    init(lane: Lane, context: RunContext, waitingSlot: Bool = false, niceness: Int32? = nil) {
         self.lane = lane
         self.context = context
         hasWaitingSlot = waitingSlot
+        self.niceness = niceness
     }
 
     /// Hands `job` to the worker (`tag`: the sequence number of the frame it is for).
@@ -113,7 +118,11 @@ final class Worker: @unchecked Sendable {
 
     /// Starts the thread.
     func start() {
-        let thread = Thread { [self] in Lane.current = lane; run() }
+        let thread = Thread { [self] in
+            Lane.current = lane
+            if let niceness { ThreadPriority.lowerCurrent(to: niceness) }
+            run()
+        }
         thread.name = lane.name
         thread.start()
     }
@@ -182,7 +191,10 @@ final class WorkerInbox: Inbox, @unchecked Sendable {
             // completes pairs on whichever thread brings the last part): one prepare at a time.
             prepareLock.lock()
             defer { prepareLock.unlock() }
+            let start = context.clock.now()
             prepared = try filter.prepare(frame, context: context)
+            let end = context.clock.now()
+            filter.counters.update { $0.prepare.record(end - start) }
         } catch {
             context.fail(error, node: filter.name)
             return

@@ -33,6 +33,11 @@ public final class FileSink: SinkNode, @unchecked Sendable {
     private var images: ImageWriter?
     private var origin: MediaOrigin?
     private var rateConverter: RateConverter?
+    /// Live with `preset=auto` (x264): steps the preset by the encoder's time per frame.
+    private var speed: EncoderSpeedControl?
+    /// The preset the encoder started at, and its time per frame (live).
+    private var startPreset: String?
+    private var encodeTimes = LatencyHistogram()
 
     public init(name: String = "output", path: String, settings: MediaWriter.Settings = .init(), timingSource: String? = nil,
                 jpegQuality: Int = OptionSpecs.quality.defaultValue) {
@@ -122,10 +127,21 @@ public final class FileSink: SinkNode, @unchecked Sendable {
             timing = .constantRate(context.fps)
         }
         var settings = settings
-        if context.mode == .live && settings.threads == 0 { settings.threads = Self.liveThreads(pixels: input.width * input.height) }
+        speed = nil
+        encodeTimes = LatencyHistogram()
+        if context.mode == .live {
+            if settings.threads == 0 { settings.threads = Self.liveThreads(pixels: input.width * input.height) }
+            settings.lowLatency = true
+            if settings.preset == MediaWriter.Settings.autoPreset && settings.tune == nil {
+                settings.switchablePreset = true
+                speed = EncoderSpeedControl(ladder: Self.autoLadder, fps: context.fps)
+            }
+        }
         let writer = try MediaWriter(path: path, width: input.width, height: input.height, timing: timing,
                                      color: origin?.color ?? .unspecified, rotation: origin?.rotation ?? 0, settings: settings, origin: origin)
         for note in writer.notes { context.warn("\(name): \(note)") }
+        if writer.encoderName != "libx264" { speed = nil }
+        startPreset = writer.preset
         self.writer = writer
     }
 
@@ -137,7 +153,11 @@ public final class FileSink: SinkNode, @unchecked Sendable {
         }
         guard let writer else { return }
         if context.mode == .live {
+            let start = context.clock.now()
             try writer.write(frame, pts: Int64(index))
+            let end = context.clock.now()
+            encodeTimes.record(end - start)
+            if speed != nil { try adapt(cost: end - start, at: end, sequence: frame.sequence, writer: writer, context: context) }
         } else if var converter = rateConverter {
             let slots = converter.arrive(frame.mediaTime)
             rateConverter = converter
@@ -158,6 +178,40 @@ public final class FileSink: SinkNode, @unchecked Sendable {
         for slot in slots { try writer.write(held, pts: Int64(slot)) }
         if slots.isEmpty { counters.update { $0.droppedRate += 1 } }
         if slots.count > 1 { counters.update { $0.duplicated += slots.count - 1 } }
+    }
+
+    /// Feeds the speed control one frame's encode time and takes the step it asks for: a new preset
+    /// (marked in the trace), or an "encoder overloaded" warning.
+    private func adapt(cost: Double, at time: Double, sequence: Int, writer: MediaWriter, context: RunContext) throws {
+        guard var control = speed else { return }
+        let previous = control.level
+        let step = control.record(cost: cost, at: time - context.startTime)
+        switch step {
+        case .faster(let preset)?, .slower(let preset)?:
+            if try writer.switchPreset(preset) {
+                context.tracer?.instant("encoder preset \(preset)", lane: Lane.current, at: time, sequence: sequence)
+            } else {
+                control.pin(back: previous)
+                context.warn("\(name): the encoder cannot change its preset mid-stream here; it stays at \(writer.preset)")
+            }
+        case .overloaded?:
+            context.tracer?.instant("encoder overloaded", lane: Lane.current, at: time, sequence: sequence)
+            context.warn(String(format: "%@: encoder overloaded: x264 %@ takes %.1f ms a frame, over the %.1f ms tick; frames will be late (lower the size or the frame rate, or free the CPU)",
+                                name, writer.preset, cost * 1000, 1000 / context.fps))
+        case nil:
+            break
+        }
+        speed = control
+    }
+
+    /// The presets `preset=auto` steps through live, fastest first; it starts at the last.
+    public static let autoLadder = ["ultrafast", "superfast", MediaWriter.Settings.defaultPreset]
+
+    override public var encoderSpeed: EncoderSpeedReport? {
+        guard let startPreset else { return nil }
+        let changes = speed?.changes.map { EncoderSpeedReport.Change(atSeconds: $0.time, preset: $0.preset) } ?? []
+        return EncoderSpeedReport(startPreset: startPreset, preset: speed?.preset ?? startPreset, adaptive: speed != nil, changes: changes,
+                                  overloaded: speed?.overloads ?? 0, encode: LatencySummary(encodeTimes))
     }
 
     /// Offline with a rate conversion: the frame waiting for its successor to decide its slots.
@@ -193,8 +247,9 @@ extension FileSink {
                                                     "video codec (auto: vp9 for .webm, else h264); `framegraph nodes` lists this machine's")
         public static let crf = NodeOption<Int?>.int("crf", required: false, 0...63, "quality, lower is better (default: the codec's: h264 23, h265 28, vp9 31, av1 35)")
         public static let bitrate = NodeOption<Int?>.int("bitrate", required: false, 10_000...2_000_000_000, "target bits per second instead of a quality")
-        public static let preset = NodeOption.choice("preset", MediaWriter.Settings.presets, default: MediaWriter.Settings.defaultPreset,
-                                                     "speed preset, x264's names, mapped onto each encoder's")
+        public static let preset = NodeOption.choice("preset", [MediaWriter.Settings.autoPreset] + MediaWriter.Settings.presets,
+                                                     default: MediaWriter.Settings.autoPreset,
+                                                     "speed preset, x264's names, mapped onto each encoder's (auto: veryfast; live x264 steps to superfast or ultrafast when encoding nears half the tick, and back)")
         public static let pixelFormat = NodeOption<String?>.choice("pixel-format", [("auto", nil)] + VideoCodecChoice.pixelFormats.map { ($0, $0) }, default: "auto",
                                                           "output pixel format (auto: yuv420p; prores yuv422p10)")
         public static let threads = NodeOption.int("threads", default: 0, 0...64, "encoder threads (0: the encoder chooses offline; live 1 up to 1280x800, 2 up to full HD)")

@@ -164,6 +164,7 @@ struct RunCommand {
         options.duration = arguments.number("duration")
         if let grace = arguments.number("stop-grace") { options.stopGrace = grace }
         options.latency = try presentationDelay()
+        options.tickPhaseFollowsDelay = true
         return options
     }
 
