@@ -23,7 +23,8 @@ public final class GraphRunner: @unchecked Sendable {
     public private(set) var inputDescriptions: [ObjectIdentifier: [FrameDescription]] = [:]
     private var outputDescriptions: [ObjectIdentifier: FrameDescription?] = [:]
 
-    private var workers: [Worker] = []
+    private var workers: [any RunWorker] = []
+    private var sharedWorkers: [SharedWorker] = []
     private var clockedSinks: [ClockedSinkInbox] = []
     /// Every node's inbox during a run (nodes point at theirs weakly).
     private var inboxes: [any Inbox] = []
@@ -308,6 +309,7 @@ public final class GraphRunner: @unchecked Sendable {
     /// the workers); ``releaseRun()`` lets them go when the run ends.
     private func installInboxes() {
         workers = []
+        sharedWorkers = []
         clockedSinks = []
         inboxes = []
         func worker(for node: Node) -> Worker {
@@ -318,9 +320,32 @@ public final class GraphRunner: @unchecked Sendable {
             workers.append(w)
             return w
         }
+        // Worker groups: the members of each (in graph order) and one shared worker per group.
+        var groupMembers: [ObjectIdentifier: [FilterNode]] = [:]
+        for case let sharing as any WorkerSharing in nodes where sharing.execution == .worker {
+            if let group = sharing.workerGroup { groupMembers[ObjectIdentifier(group), default: []].append(sharing) }
+        }
+        var shared: [ObjectIdentifier: (worker: SharedWorker, inboxes: [SharedWorkerInbox])] = [:]
+        for case let sharing as any WorkerSharing in nodes where sharing.execution == .worker {
+            guard let group = sharing.workerGroup, shared[ObjectIdentifier(group)] == nil else { continue }
+            // Members in the order of their streams' sources (the sources' lanes), not graph order.
+            let rank = { (node: Node) in node.upstreamSources.first.flatMap { s in self.sources.firstIndex { $0 === s } } ?? Int.max }
+            let members = (groupMembers[ObjectIdentifier(group)] ?? []).enumerated()
+                .sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
+            let w = SharedWorker(group: group, members: members.count,
+                                 lane: Lane(id: 100 + workers.count, name: "worker: \(group.name)"), context: context)
+            workers.append(w)
+            sharedWorkers.append(w)
+            let memberInboxes = members.enumerated().map { SharedWorkerInbox(filter: $0.element, worker: w, member: $0.offset, context: context) }
+            w.attach(memberInboxes)
+            shared[ObjectIdentifier(group)] = (w, memberInboxes)
+        }
         for node in nodes {
             let inbox: (any Inbox)?
             switch node {
+            case let sharing as any WorkerSharing where sharing.execution == .worker && sharing.workerGroup != nil:
+                let group = sharing.workerGroup.map { shared[ObjectIdentifier($0)] } ?? nil
+                inbox = group?.inboxes.first { $0.filter === sharing }
             case let filter as FilterNode:
                 inbox = filter.execution == .worker
                     ? WorkerInbox(filter: filter, worker: worker(for: filter), context: context)
@@ -360,6 +385,8 @@ public final class GraphRunner: @unchecked Sendable {
     /// ``run(progress:)`` returns, the graph's nodes are owned only by whoever built them.
     private func releaseRun() {
         for node in nodes { node.inbox = nil }
+        sharedWorkers.forEach { $0.detach() }
+        sharedWorkers = []
         inboxes = []
         workers = []
         clockedSinks = []
@@ -367,7 +394,7 @@ public final class GraphRunner: @unchecked Sendable {
 
     /// The report as of now (final once ``run(progress:)`` has returned).
     public func report() -> RunReport {
-        RunReport(nodes: nodes, context: context, elapsed: context.clock.now() - context.startTime)
+        RunReport(nodes: nodes, context: context, elapsed: context.clock.now() - context.startTime, sources: sources)
     }
 
     /// Tells every node which sources reach it (`nodes` upstream first).

@@ -17,6 +17,8 @@ public final class RunContext: Sendable {
     private let abandonedFlag = Atomic<Bool>(false)
     private let reachedDuration = Atomic<Bool>(false)
     private let failure = Protected<GraphFailure?>(nil)
+    /// Frames waiting for or running on shared workers, every group together (``RunOptions/frameBudget``).
+    let sharedFramesHeld = Atomic<Int>(0)
 
     public var clock: any RunClock { options.clock }
     public var mode: RunMode { options.mode }
