@@ -43,7 +43,7 @@ final class ScriptedBatchModel: FilterNode, WorkerSharing, @unchecked Sendable {
         var models: [ScriptedBatchModel] = []
         var sinks: [CollectingSink] = []
         for i in 1...streams {
-            let source = PatternSource(name: "s\(i)", width: 64, height: 16, frameCount: frames)
+            let source = PatternSource(name: "s\(i)", width: 256, height: 16, frameCount: frames)
             let model = ScriptedBatchModel(name: "net\(i)", turnSeconds: turnSeconds, turns: log)
             let sink = CollectingSink(name: "out\(i)")
             source --> model --> sink
