@@ -168,22 +168,25 @@ public final class GraphRunner: @unchecked Sendable {
         runningSources.store(sources.count)
         let sourceLanes = sources.indices.map { Lane(id: $0 + 1, name: "source: \(sources[$0].name)") }
         sources.forEach { _ in clock.join() }
-        var ticker: OutputTicker?
+        var tickers: [OutputTicker] = []
         if context.mode == .live {
             let workers = self.workers
             let running = runningSources
             let context = self.context
-            ticker = OutputTicker(inboxes: clockedSinks, context: context) {
-                context.isAbandoned || (running.load() == 0 && workers.allSatisfy(\.isIdle))
+            for (i, group) in tickerGroups().enumerated() {
+                let lane = i == 0 ? OutputTicker.lane : Lane(id: OutputTicker.lane.id + i, name: "output clock \(i + 1)")
+                tickers.append(OutputTicker(inboxes: group, lane: lane, context: context) {
+                    context.isAbandoned || (running.load() == 0 && workers.allSatisfy(\.isIdle))
+                })
+                clock.join()
             }
-            clock.join()
         }
 
         workers.forEach { $0.start() }
-        if let t = ticker {
+        for t in tickers {
             done.enter()
-            let thread = Thread { Lane.current = OutputTicker.lane; t.run(); done.leave() }
-            thread.name = "output clock"
+            let thread = Thread { Lane.current = t.lane; t.run(); done.leave() }
+            thread.name = t.lane.name
             thread.start()
         }
         for (source, lane) in zip(sources, sourceLanes) {
@@ -355,7 +358,10 @@ public final class GraphRunner: @unchecked Sendable {
                                        portSources: sourcesByPort(of: composite),
                                        context: context)
             case let sink as SinkNode where context.mode == .live && sink.isClocked:
-                let clocked = ClockedSinkInbox(sink: sink, context: context)
+                // Several streams: a sink fed by one source follows its stream's own delay D.
+                let upstream = sink.upstreamSources
+                let own = sources.count > 1 && upstream.count == 1 ? context.presentation(for: upstream[0]) : nil
+                let clocked = ClockedSinkInbox(sink: sink, context: context, presentation: own)
                 clockedSinks.append(clocked)
                 inbox = clocked
             case let sink as SinkNode:
@@ -368,6 +374,25 @@ public final class GraphRunner: @unchecked Sendable {
                 node.inbox = inbox
             }
         }
+    }
+
+    /// The clocked sinks of each output clock: one clock for all of them, or with several sources one
+    /// per stream (the sinks only that source feeds), so that each stream's encoding runs on a thread
+    /// of its own as in a process of its own; sinks fed by several sources share the first clock.
+    private func tickerGroups() -> [[ClockedSinkInbox]] {
+        guard sources.count > 1 else { return [clockedSinks] }
+        var shared: [ClockedSinkInbox] = []
+        var bySource: [[ClockedSinkInbox]] = Array(repeating: [], count: sources.count)
+        for inbox in clockedSinks {
+            let upstream = inbox.sink.upstreamSources
+            if upstream.count == 1, let i = sources.firstIndex(where: { $0 === upstream[0] }) {
+                bySource[i].append(inbox)
+            } else {
+                shared.append(inbox)
+            }
+        }
+        let groups = ([shared] + bySource).filter { !$0.isEmpty }
+        return groups.isEmpty ? [[]] : groups
     }
 
     /// For each input port of `node`, the sources whose frames reach it.

@@ -189,6 +189,7 @@ public struct RunReport: Codable, Sendable {
             for stream in streams { all.merge(stream.endToEndHistogram) }
             endToEnd = LatencySummary(all)
             achievedFps = elapsed > 0 ? Double(framesOut) / elapsed : 0
+            if live { presentationDelayMs = streams.map(\.presentationDelayMs).max() ?? 0 }
         }
     }
 

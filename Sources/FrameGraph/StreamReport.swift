@@ -21,12 +21,15 @@ public struct StreamReport: Codable, Sendable {
     public var framesOut: Int
     public var nonFinite: Int
     public var endToEnd: LatencySummary
+    /// Live mode: the stream's presentation delay D at the end of the run, in milliseconds (each
+    /// stream adapts its own).
+    public var presentationDelayMs: Double
     /// The stream's primary sink's end-to-end histogram, for the run's totals.
     var endToEndHistogram = LatencyHistogram()
 
     enum CodingKeys: String, CodingKey {
         case name, framesIn, droppedAtSource, droppedCorrupt, droppedRate, admitted, droppedBusy, droppedLate, duplicated,
-             duplicatedBusy, skippedTicks, framesOut, nonFinite, endToEnd
+             duplicatedBusy, skippedTicks, framesOut, nonFinite, endToEnd, presentationDelayMs
     }
 
     /// The figures of `source`'s stream: every node among `nodes` that it reaches and no other
@@ -51,6 +54,7 @@ public struct StreamReport: Codable, Sendable {
         framesOut = report.framesOut
         nonFinite = report.nonFinite
         endToEnd = report.endToEnd
+        presentationDelayMs = context.mode == .live ? ((context.streamPresentation(of: source) ?? context.presentation).current ?? 0) * 1000 : 0
         endToEndHistogram = RunReport.primarySink(among: mine)?.counters.snapshot.endToEnd ?? LatencyHistogram()
     }
 }

@@ -4,9 +4,10 @@
 # one model for all) against N SEPARATE framegraph processes running at the same time, for each N,
 # the two sides interleaved (one then the other, order alternating with N) in one run of this script.
 # Prints per side: the cores used (the run's CPU seconds from the first frame, start-up excluded,
-# over its elapsed seconds; processes summed), late+repeated and dropped-busy per stream (the worst
-# stream, and all streams together), end-to-end p99 (the worst stream's), and peak RSS (the
-# process's, or the processes' sum). Asserts nothing.
+# over its elapsed seconds; processes summed), late+repeated (frames dropped late plus ticks that
+# repeated a frame) and dropped-busy, each as a share of the stream's frames in (the worst stream,
+# and all streams together), end-to-end p99 (the worst stream's), and peak RSS (the process's, or
+# the processes' sum). Asserts nothing.
 #
 #   tools/bench/streams.sh [CLIP] [DURATION] [COUNTS] [PIPELINE] [BATCH]
 #   tools/bench/streams.sh ../shared/media/webcam/again.mkv 20 "1 2 4 8"
@@ -55,8 +56,8 @@ elapsed = max(s["elapsedSeconds"] for s in stats)
 streams = [st for s in stats for st in (s.get("streams") or [s])]
 def late(st): return st["droppedLate"] + st["duplicated"]
 def pct(a, b): return 100.0 * a / b if b else 0.0
-late_worst = max(pct(late(st), st["framesOut"]) for st in streams)
-late_all = pct(sum(late(st) for st in streams), sum(st["framesOut"] for st in streams))
+late_worst = max(pct(late(st), st["framesIn"]) for st in streams)
+late_all = pct(sum(late(st) for st in streams), sum(st["framesIn"] for st in streams))
 busy_worst = max(pct(st["droppedBusy"], st["framesIn"]) for st in streams)
 busy_all = pct(sum(st["droppedBusy"] for st in streams), sum(st["framesIn"] for st in streams))
 p99 = max(st["endToEnd"]["p99"] for st in streams)
