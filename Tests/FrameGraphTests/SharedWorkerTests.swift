@@ -27,6 +27,30 @@ final class ScriptedBatchModel: FilterNode, WorkerSharing, @unchecked Sendable {
     }
 }
 
+/// A pattern source whose first frame comes 1 ms into the run: the sources of a run start together,
+/// and a first frame due at once is sent without waiting on the clock, in whatever order the threads
+/// happen to run; 1 ms in, the virtual clock wakes them one at a time in lane order (s1, s2, …).
+final class LaneOrderedSource: SourceNode, @unchecked Sendable {
+    private let pattern: PatternSource
+    private var first = true
+
+    init(name: String, frames: Int) {
+        pattern = PatternSource(name: name, width: 256, height: 16, frameCount: frames)
+        super.init(name: name)
+    }
+
+    override func start(context: RunContext) throws { try pattern.start(context: context) }
+    override func outputDescription() throws -> FrameDescription { try pattern.outputDescription() }
+
+    override func nextFrame(context: RunContext) throws -> Frame? {
+        if first {
+            first = false
+            context.clock.sleep(until: context.startTime + 0.001, lane: Lane.current.id)
+        }
+        return try pattern.nextFrame(context: context)
+    }
+}
+
 /// Four streams sharing one worker: per-stream drop-while-busy, round-robin turns, batches — every
 /// count derived below and checked exactly on the virtual clock.
 @Suite struct SharedWorkerTests {
@@ -43,7 +67,7 @@ final class ScriptedBatchModel: FilterNode, WorkerSharing, @unchecked Sendable {
         var models: [ScriptedBatchModel] = []
         var sinks: [CollectingSink] = []
         for i in 1...streams {
-            let source = PatternSource(name: "s\(i)", width: 256, height: 16, frameCount: frames)
+            let source = LaneOrderedSource(name: "s\(i)", frames: frames)
             let model = ScriptedBatchModel(name: "net\(i)", turnSeconds: turnSeconds, turns: log)
             let sink = CollectingSink(name: "out\(i)")
             source --> model --> sink
@@ -60,15 +84,15 @@ final class ScriptedBatchModel: FilterNode, WorkerSharing, @unchecked Sendable {
     }
 
     @Test func batchesOfWaitingStreamsAreFairAndDropPerStream() throws {
-        // Frames of all four streams arrive together at k/30 s (sources wake in lane order s1…s4); a
-        // turn takes 50 ms. t = 0: s1's frame 0 finds the worker idle and runs alone (0 → 50 ms);
-        // s2–s4's frames 0 wait. 33 ms: every stream still holds a frame (waiting or running): all
-        // four frames 1 drop. 50 ms: the next turn starts after s1 and takes s2, s3, s4 together
-        // (50 → 100 ms). 67 ms: s1 is free: frame 2 waits; s2–s4 drop theirs. 100 ms: the frames 3
-        // arrive before the turn ends (sources wake first at a tie): all drop; the turn after starts
-        // at s3 and finds only s1 waiting. So turns alternate [s1], [s2 s3 s4] every 50 ms: s1 runs
-        // frames 0, 2, 5, 8 … (k ≡ 2 mod 3 after 0) and s2–s4 frames 0, 4, 7, 10 … (k ≡ 1 mod 3 after
-        // 0). Of 60 frames: s1 runs 1 + 20 = 21, the others 1 + 19 = 20; the rest drop. 41 turns.
+        // Frames of all four streams arrive together (frame 0 at 1 ms, frame k at k/30 s; sources wake
+        // in lane order s1…s4); a turn takes 50 ms. 1 ms: s1's frame 0 finds the worker idle and runs
+        // alone (1 → 51 ms); s2–s4's frames 0 wait. 33 ms: every stream still holds a frame (waiting or
+        // running): all four frames 1 drop. 51 ms: the next turn starts after s1 and takes s2, s3, s4
+        // together (51 → 101 ms). 67 ms: s1 is free: frame 2 waits; s2–s4 drop theirs. 100 ms: the
+        // frames 3 arrive before that turn ends: all drop; the turn after starts at s3 and finds only s1
+        // waiting. So turns alternate [s1], [s2 s3 s4] every 50 ms: s1 runs frames 0, 2, 5, 8 …
+        // (k ≡ 2 mod 3 after 0) and s2–s4 frames 0, 4, 7, 10 … (k ≡ 1 mod 3 after 0). Of 60 frames: s1
+        // runs 1 + 20 = 21, the others 1 + 19 = 20; the rest drop. 41 turns.
         let outcome = try run(batch: 4)
         let streams = try #require(outcome.report.streams)
         #expect(streams.map(\.name) == ["s1", "s2", "s3", "s4"])
@@ -88,9 +112,9 @@ final class ScriptedBatchModel: FilterNode, WorkerSharing, @unchecked Sendable {
     @Test func batchOfOneServesStreamsRoundRobin() throws {
         // One frame per 50 ms turn: each turn starts after the previous turn's stream, so the worker
         // serves s1, s2, s3, s4, s1, … in turn (a stream's frame always waits by the time its turn
-        // comes: it was freed three turns earlier, 100 ms of frames ago). 60 frames last 2 s: turns
-        // start at 0, 50, …, 1950 ms and the frames waiting at the end run too — 43 turns, s1–s3
-        // eleven each and s4 ten. No stream starves: the counts differ by at most one.
+        // comes: it was freed three turns earlier, 150 ms before). 60 frames last 2 s: turns start at
+        // 1, 51, …, 1951 ms and the frames waiting at the end run too — 43 turns, s1–s3 eleven each
+        // and s4 ten. No stream starves: the counts differ by at most one.
         let outcome = try run(batch: 1)
         let streams = try #require(outcome.report.streams)
         #expect(streams.map(\.admitted) == [11, 11, 11, 10])
@@ -116,10 +140,10 @@ final class ScriptedBatchModel: FilterNode, WorkerSharing, @unchecked Sendable {
 extension SharedWorkerTests {
     @Test func aFrameBudgetCapsHeldFramesAndKeepsStreamsFair() throws {
         // A budget of 2 frames for 4 streams: the free places go to the streams admitted longest ago.
-        // t = 0: s1 and s2 are admitted (never admitted before, in lane order), s3 and s4 are over the
-        // budget. s1 runs alone (0 → 50 ms), then s2 (50 → 100 ms); meanwhile s1's place is free again
-        // but goes to s3 (admitted longer ago, never), and s2's to s4. So the turns serve s1, s2, s3, s4,
-        // s1 … one frame each, every 50 ms: 41 turns in the 2 s of frames, s1 eleven, the others ten.
+        // 1 ms: s1 and s2 are admitted (never admitted before, in lane order), s3 and s4 are over the
+        // budget. s1 runs alone (1 → 51 ms), then s2 (51 → 101 ms); meanwhile s1's place is free again
+        // but goes to s3 (admitted longer ago: never), and s2's to s4. So the turns serve s1, s2, s3,
+        // s4, s1 … one frame each, every 50 ms: 41 turns in the 2 s of frames, s1 eleven, the others ten.
         let outcome = try run(batch: 4, budget: 2)
         let streams = try #require(outcome.report.streams)
         #expect(streams.map(\.admitted) == [11, 10, 10, 10])
