@@ -323,7 +323,7 @@ public final class GraphRunner: @unchecked Sendable {
             workers.append(w)
             return w
         }
-        // Worker groups: the members of each (in graph order) and one shared worker per group.
+        // Worker groups: the members of each and one shared worker per group.
         var groupMembers: [ObjectIdentifier: [FilterNode]] = [:]
         for case let sharing as any WorkerSharing in nodes where sharing.execution == .worker {
             if let group = sharing.workerGroup { groupMembers[ObjectIdentifier(group), default: []].append(sharing) }
