@@ -152,3 +152,33 @@ extension SharedWorkerTests {
         #expect(outcome.turns.map { $0[0] } == (0..<41).map { "net\($0 % 4 + 1)" })
     }
 }
+
+extension SharedWorkerTests {
+    @Test func streamsAndTheirSharedWorkerAreReleasedAfterTheRun() throws {
+        // The shared worker and the members' inboxes point at each other only for the run: once it
+        // returns, the nodes and the group die with the builder's last reference.
+        func runOnce(mode: RunMode) throws -> [() -> AnyObject?] {
+            let group = WorkerGroup(name: "net", batchLimit: 2)
+            let log = Protected<[[String]]>([])
+            var nodes: [Node] = []
+            var sources: [SourceNode] = []
+            var models: [ScriptedBatchModel] = []
+            for i in 1...3 {
+                let source = LaneOrderedSource(name: "s\(i)", frames: 10)
+                let model = ScriptedBatchModel(name: "net\(i)", turnSeconds: 0.01, turns: log)
+                let sink = NullSink(name: "out\(i)")
+                source --> model --> sink
+                sources.append(source)
+                models.append(model)
+                nodes += [source, model, sink]
+            }
+            for model in models { model.join(group, leader: models[0]) }
+            let report = try GraphRunner(sources: sources, options: RunOptions(mode: mode, clock: ManualClock())).run()
+            #expect(report.streams?.count == 3)
+            return (nodes + [group]).map { object in { [weak object] in object } }
+        }
+        for i in 0..<10 {
+            for object in try runOnce(mode: i % 2 == 0 ? .live : .offline) { #expect(object() == nil, "outlived its run") }
+        }
+    }
+}
