@@ -175,7 +175,8 @@ extension SharedWorkerTests {
             for model in models { model.join(group, leader: models[0]) }
             let report = try GraphRunner(sources: sources, options: RunOptions(mode: mode, clock: ManualClock())).run()
             #expect(report.streams?.count == 3)
-            return (nodes + [group]).map { object in { [weak object] in object } }
+            let objects: [AnyObject] = nodes + [group as AnyObject]
+            return objects.map { object in { [weak object] in object } }
         }
         for i in 0..<10 {
             for object in try runOnce(mode: i % 2 == 0 ? .live : .offline) { #expect(object() == nil, "outlived its run") }
