@@ -175,7 +175,7 @@ extension SharedWorkerTests {
             for model in models { model.join(group, leader: models[0]) }
             let report = try GraphRunner(sources: sources, options: RunOptions(mode: mode, clock: ManualClock())).run()
             #expect(report.streams?.count == 3)
-            let objects: [AnyObject] = nodes + [group as AnyObject]
+            let objects: [AnyObject] = nodes.map { $0 as AnyObject } + [group]
             return objects.map { object in { [weak object] in object } }
         }
         for i in 0..<10 {
