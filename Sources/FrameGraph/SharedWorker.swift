@@ -9,7 +9,9 @@ import Synchronization
 /// the clock and the worker re-joins it on its behalf when it frees that member.
 final class SharedWorker: RunWorker, @unchecked Sendable {
     let lane: Lane
-    let group: WorkerGroup
+    /// The group's ``WorkerGroup/batchLimit`` (the worker keeps no reference to the group: its thread
+    /// may outlive the run by a moment).
+    private let batchLimit: Int
     private let context: RunContext
     private let condition = NSCondition()
     private let members: Int
@@ -36,7 +38,7 @@ final class SharedWorker: RunWorker, @unchecked Sendable {
     private var inboxes: [SharedWorkerInbox] = []
 
     init(group: WorkerGroup, members: Int, lane: Lane, context: RunContext) {
-        self.group = group
+        batchLimit = group.batchLimit
         self.members = members
         self.lane = lane
         self.context = context
@@ -143,7 +145,7 @@ final class SharedWorker: RunWorker, @unchecked Sendable {
         for k in 0..<members {
             let m = (cursor + k) % members
             if waiting[m] != nil { turn.append(m) }
-            if turn.count == group.batchLimit { break }
+            if turn.count == batchLimit { break }
         }
         if let first = turn.first { cursor = (first + 1) % members }
         return turn
