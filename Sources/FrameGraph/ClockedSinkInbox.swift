@@ -21,18 +21,21 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     /// The tick the first frame was written at (output index 0).
     private var firstTick: Int?
     private let bound: Int
+    /// The delay D this sink follows: the run's, or its stream's in a run of several streams.
+    private let presentation: PresentationDelayControl
 
-    init(sink: SinkNode, context: RunContext) {
+    init(sink: SinkNode, context: RunContext, presentation: PresentationDelayControl? = nil) {
         self.sink = sink
         call = NodeCall(node: sink, context: context)
-        bound = context.presentation.queueBound
+        self.presentation = presentation ?? context.presentation
+        bound = self.presentation.queueBound
     }
 
     private var context: RunContext { call.context }
 
     func accept(_ frame: Frame, port: Int, lane: Lane) {
         let now = context.clock.now()
-        if let raised = context.presentation.observe(latency: now - frame.captureTime, now: now - context.startTime) {
+        if let raised = presentation.observe(latency: now - frame.captureTime, now: now - context.startTime) {
             context.tracer?.instant(String(format: "presentation delay %.1f ms", raised * 1000), lane: lane, at: now, sequence: frame.sequence)
         }
         let slot = onGrid(frame.captureTime)
@@ -74,7 +77,7 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
 
     /// Writes the frame due at tick number `tick` (at clock time `time`), on the ticker's lane.
     func tick(_ tick: Int, at time: Double, lane: Lane) {
-        let delay = context.presentation.current ?? 0
+        let delay = presentation.current ?? 0
         lock.lock()
         let dueCount = queue.prefix { $0.slot + delay <= time + 1e-9 }.count
         let due = queue.prefix(dueCount).map(\.frame)
@@ -113,12 +116,15 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
 /// period, writing one frame to every sink. It stops at the first tick after every source has ended,
 /// every worker is idle and every sink has shown its last frame.
 final class OutputTicker: @unchecked Sendable {
+    /// The lane of a run's (first) output clock; a run of several streams has one clock per stream.
     static let lane = Lane(id: 1000, name: "output clock")
+    let lane: Lane
     private var inboxes: [ClockedSinkInbox]
     private let context: RunContext
     private let upstreamFinished: @Sendable () -> Bool
 
-    init(inboxes: [ClockedSinkInbox], context: RunContext, upstreamFinished: @escaping @Sendable () -> Bool) {
+    init(inboxes: [ClockedSinkInbox], lane: Lane = OutputTicker.lane, context: RunContext, upstreamFinished: @escaping @Sendable () -> Bool) {
+        self.lane = lane
         self.inboxes = inboxes
         self.context = context
         self.upstreamFinished = upstreamFinished
@@ -141,10 +147,10 @@ final class OutputTicker: @unchecked Sendable {
                 followed = true
             }
             let time = context.startTime + (Double(k) + phase) * period
-            context.clock.sleep(until: time, lane: Self.lane.id)
+            context.clock.sleep(until: time, lane: lane.id)
             context.stopIfPastDuration()
             let finished = upstreamFinished()
-            for inbox in inboxes { inbox.tick(k, at: time, lane: Self.lane) }
+            for inbox in inboxes { inbox.tick(k, at: time, lane: lane) }
             k += 1
             // Done when upstream had finished before this tick and every frame has been shown.
             if finished && inboxes.allSatisfy(\.isDrained) { break }

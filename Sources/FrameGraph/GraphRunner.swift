@@ -23,7 +23,8 @@ public final class GraphRunner: @unchecked Sendable {
     public private(set) var inputDescriptions: [ObjectIdentifier: [FrameDescription]] = [:]
     private var outputDescriptions: [ObjectIdentifier: FrameDescription?] = [:]
 
-    private var workers: [Worker] = []
+    private var workers: [any RunWorker] = []
+    private var sharedWorkers: [SharedWorker] = []
     private var clockedSinks: [ClockedSinkInbox] = []
     /// Every node's inbox during a run (nodes point at theirs weakly).
     private var inboxes: [any Inbox] = []
@@ -167,22 +168,25 @@ public final class GraphRunner: @unchecked Sendable {
         runningSources.store(sources.count)
         let sourceLanes = sources.indices.map { Lane(id: $0 + 1, name: "source: \(sources[$0].name)") }
         sources.forEach { _ in clock.join() }
-        var ticker: OutputTicker?
+        var tickers: [OutputTicker] = []
         if context.mode == .live {
             let workers = self.workers
             let running = runningSources
             let context = self.context
-            ticker = OutputTicker(inboxes: clockedSinks, context: context) {
-                context.isAbandoned || (running.load() == 0 && workers.allSatisfy(\.isIdle))
+            for (i, group) in tickerGroups().enumerated() {
+                let lane = i == 0 ? OutputTicker.lane : Lane(id: OutputTicker.lane.id + i, name: "output clock \(i + 1)")
+                tickers.append(OutputTicker(inboxes: group, lane: lane, context: context) {
+                    context.isAbandoned || (running.load() == 0 && workers.allSatisfy(\.isIdle))
+                })
+                clock.join()
             }
-            clock.join()
         }
 
         workers.forEach { $0.start() }
-        if let t = ticker {
+        for t in tickers {
             done.enter()
-            let thread = Thread { Lane.current = OutputTicker.lane; t.run(); done.leave() }
-            thread.name = "output clock"
+            let thread = Thread { Lane.current = t.lane; t.run(); done.leave() }
+            thread.name = t.lane.name
             thread.start()
         }
         for (source, lane) in zip(sources, sourceLanes) {
@@ -317,6 +321,7 @@ public final class GraphRunner: @unchecked Sendable {
     /// the workers); ``releaseRun()`` lets them go when the run ends.
     private func installInboxes() {
         workers = []
+        sharedWorkers = []
         clockedSinks = []
         inboxes = []
         func worker(for node: Node) -> Worker {
@@ -329,9 +334,32 @@ public final class GraphRunner: @unchecked Sendable {
             workers.append(w)
             return w
         }
+        // Worker groups: the members of each and one shared worker per group.
+        var groupMembers: [ObjectIdentifier: [FilterNode]] = [:]
+        for case let sharing as any WorkerSharing in nodes where sharing.execution == .worker {
+            if let group = sharing.workerGroup { groupMembers[ObjectIdentifier(group), default: []].append(sharing) }
+        }
+        var shared: [ObjectIdentifier: (worker: SharedWorker, inboxes: [SharedWorkerInbox])] = [:]
+        for case let sharing as any WorkerSharing in nodes where sharing.execution == .worker {
+            guard let group = sharing.workerGroup, shared[ObjectIdentifier(group)] == nil else { continue }
+            // Members in the order of their streams' sources (the sources' lanes), not graph order.
+            let rank = { (node: Node) in node.upstreamSources.first.flatMap { s in self.sources.firstIndex { $0 === s } } ?? Int.max }
+            let members = (groupMembers[ObjectIdentifier(group)] ?? []).enumerated()
+                .sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
+            let w = SharedWorker(group: group, members: members.count,
+                                 lane: Lane(id: 100 + workers.count, name: "worker: \(group.name)"), context: context)
+            workers.append(w)
+            sharedWorkers.append(w)
+            let memberInboxes = members.enumerated().map { SharedWorkerInbox(filter: $0.element, worker: w, member: $0.offset, context: context) }
+            w.attach(memberInboxes)
+            shared[ObjectIdentifier(group)] = (w, memberInboxes)
+        }
         for node in nodes {
             let inbox: (any Inbox)?
             switch node {
+            case let sharing as any WorkerSharing where sharing.execution == .worker && sharing.workerGroup != nil:
+                let group = sharing.workerGroup.map { shared[ObjectIdentifier($0)] } ?? nil
+                inbox = group?.inboxes.first { $0.filter === sharing }
             case let filter as FilterNode:
                 inbox = filter.execution == .worker
                     ? WorkerInbox(filter: filter, worker: worker(for: filter), context: context)
@@ -341,7 +369,10 @@ public final class GraphRunner: @unchecked Sendable {
                                        portSources: sourcesByPort(of: composite),
                                        context: context)
             case let sink as SinkNode where context.mode == .live && sink.isClocked:
-                let clocked = ClockedSinkInbox(sink: sink, context: context)
+                // Several streams: a sink fed by one source follows its stream's own delay D.
+                let upstream = sink.upstreamSources
+                let own = sources.count > 1 && upstream.count == 1 ? context.presentation(for: upstream[0]) : nil
+                let clocked = ClockedSinkInbox(sink: sink, context: context, presentation: own)
                 clockedSinks.append(clocked)
                 inbox = clocked
             case let sink as SinkNode:
@@ -354,6 +385,25 @@ public final class GraphRunner: @unchecked Sendable {
                 node.inbox = inbox
             }
         }
+    }
+
+    /// The clocked sinks of each output clock: one clock for all of them, or with several sources one
+    /// per stream (the sinks only that source feeds), so that each stream's encoding runs on a thread
+    /// of its own as in a process of its own; sinks fed by several sources share the first clock.
+    private func tickerGroups() -> [[ClockedSinkInbox]] {
+        guard sources.count > 1 else { return [clockedSinks] }
+        var shared: [ClockedSinkInbox] = []
+        var bySource: [[ClockedSinkInbox]] = Array(repeating: [], count: sources.count)
+        for inbox in clockedSinks {
+            let upstream = inbox.sink.upstreamSources
+            if upstream.count == 1, let i = sources.firstIndex(where: { $0 === upstream[0] }) {
+                bySource[i].append(inbox)
+            } else {
+                shared.append(inbox)
+            }
+        }
+        let groups = ([shared] + bySource).filter { !$0.isEmpty }
+        return groups.isEmpty ? [[]] : groups
     }
 
     /// For each input port of `node`, the sources whose frames reach it.
@@ -371,6 +421,8 @@ public final class GraphRunner: @unchecked Sendable {
     /// ``run(progress:)`` returns, the graph's nodes are owned only by whoever built them.
     private func releaseRun() {
         for node in nodes { node.inbox = nil }
+        sharedWorkers.forEach { $0.detach() }
+        sharedWorkers = []
         inboxes = []
         workers = []
         clockedSinks = []
@@ -378,7 +430,7 @@ public final class GraphRunner: @unchecked Sendable {
 
     /// The report as of now (final once ``run(progress:)`` has returned).
     public func report() -> RunReport {
-        RunReport(nodes: nodes, context: context, elapsed: context.clock.now() - context.startTime)
+        RunReport(nodes: nodes, context: context, elapsed: context.clock.now() - context.startTime, sources: sources)
     }
 
     /// Tells every node which sources reach it (`nodes` upstream first).

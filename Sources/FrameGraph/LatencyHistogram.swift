@@ -33,6 +33,15 @@ public struct LatencyHistogram: Sendable {
         buckets[Swift.min(index, Self.bucketCount - 1)] += 1
     }
 
+    /// Adds every sample of `other` (the streams of a run into its totals).
+    public mutating func merge(_ other: LatencyHistogram) {
+        for i in buckets.indices { buckets[i] += other.buckets[i] }
+        zeros += other.zeros
+        count += other.count
+        sum += other.sum
+        max = Swift.max(max, other.max)
+    }
+
     /// The latency below which `fraction` (0…1) of the samples fall, in seconds; 0 when empty.
     public func percentile(_ fraction: Double) -> Double {
         guard count > 0 else { return 0 }

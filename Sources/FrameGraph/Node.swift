@@ -164,6 +164,10 @@ open class SourceNode: Node, @unchecked Sendable {
         throw GraphError.nodeFailed(node: name, reason: "\(kind) does not say what it emits (override outputDescription())")
     }
 
+    /// The stream this source starts, when a run has several (`--input` given more than once): its
+    /// name in the report's `streams`. Default nil: the source's own name.
+    public var streamName: String?
+
     /// Frames lost so far to damage inside the input (skipped; reading went on). Default: 0.
     open var framesLostToDamage: Int { 0 }
 

@@ -17,6 +17,8 @@ public final class RunContext: Sendable {
     private let abandonedFlag = Atomic<Bool>(false)
     private let reachedDuration = Atomic<Bool>(false)
     private let failure = Protected<GraphFailure?>(nil)
+    /// Frames waiting for or running on shared workers, every group together (``RunOptions/frameBudget``).
+    let sharedFramesHeld = Atomic<Int>(0)
 
     public var clock: any RunClock { options.clock }
     public var mode: RunMode { options.mode }
@@ -82,6 +84,24 @@ public final class RunContext: Sendable {
 
     /// Live mode: the presentation delay D shared by the clocked sinks.
     let presentation: PresentationDelayControl
+    /// Live, several streams: each stream's own D (keyed by its source), so that one stream's late
+    /// frames do not delay the others.
+    private let streamPresentations = Protected<[ObjectIdentifier: PresentationDelayControl]>([:])
+
+    /// The delay D of `source`'s stream (made on first use).
+    func presentation(for source: SourceNode) -> PresentationDelayControl {
+        streamPresentations.withLock { controls in
+            if let control = controls[ObjectIdentifier(source)] { return control }
+            let control = PresentationDelayControl(options.latency, fps: options.fps)
+            controls[ObjectIdentifier(source)] = control
+            return control
+        }
+    }
+
+    /// The stream's D, if it has its own.
+    func streamPresentation(of source: SourceNode) -> PresentationDelayControl? {
+        streamPresentations.withLock { $0[ObjectIdentifier(source)] }
+    }
     /// The latest capture time a source sent on (for telling why a tick repeated a frame).
     private let latestCapture = Protected<Double>(-.infinity)
     private let mediaSeconds = Protected<Double>(0)

@@ -71,6 +71,12 @@ public struct RunOptions: Sendable {
     /// Most nodes a graph may have (checked by validation; frames pass inline nodes by nested calls,
     /// so a bound keeps the stack bounded). Default: ``RunOptions/maxNodesDefault``.
     public var maxNodes: Int = RunOptions.maxNodesDefault
+    /// Live, several streams: the most frames that may wait for or run on shared network workers
+    /// (``WorkerGroup``) at once, all streams and groups of the process together; a frame beyond it
+    /// is dropped-busy at admission, before any work is done for it. Each stream holds at most one
+    /// such frame anyway, so the budget matters when many streams share few cores. Offline ignores it
+    /// (a sender waits for its own stream's frame). Default: nil, no cap beyond one per stream.
+    public var frameBudget: Int?
     /// The default node limit: far above any real pipeline.
     public static let maxNodesDefault = 1000
 

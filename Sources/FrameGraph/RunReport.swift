@@ -112,13 +112,20 @@ public struct RunReport: Codable, Sendable {
     /// The primary sink's encoder: its preset and what live adaptation did (nil: no encoder).
     public var encoder: EncoderSpeedReport?
     public var nodes: [NodeReport]
+    /// A run with several sources (streams): each stream's own figures, in source order; the run-level
+    /// `droppedLate`, `duplicated`, `duplicatedBusy`, `skippedTicks`, `framesOut` and `endToEnd` are then
+    /// their totals (every stream's primary sink). Nil for a run with one source.
+    public var streams: [StreamReport]?
     /// Why the run ended early, if it did.
     public var failure: GraphFailure?
     public var interrupted: Bool
     /// Whether frames started to flow (false for a run interrupted or failed before its start).
     public var started: Bool = true
 
-    public init(nodes graphNodes: [Node], context: RunContext, elapsed: Double) {
+    /// The report of `graphNodes`; `perStream`: with several sources, add ``streams`` and make the
+    /// output figures their totals.
+    /// `sources`: the streams' order (default: graph order).
+    public init(nodes graphNodes: [Node], context: RunContext, elapsed: Double, perStream: Bool = true, sources given: [SourceNode]? = nil) {
         mode = context.mode.rawValue
         fps = context.fps
         elapsedSeconds = elapsed
@@ -187,6 +194,21 @@ public struct RunReport: Codable, Sendable {
         encoder = primarySink?.encoderSpeed
         failure = context.firstFailure
         interrupted = context.isStopRequested && context.firstFailure == nil && !context.stoppedAtDuration
+        let sources = given ?? graphNodes.compactMap { $0 as? SourceNode }
+        if perStream && sources.count > 1 {
+            let streams = sources.map { StreamReport(source: $0, nodes: graphNodes, context: context, elapsed: elapsed) }
+            self.streams = streams
+            droppedLate = streams.reduce(0) { $0 + $1.droppedLate }
+            duplicated = streams.reduce(0) { $0 + $1.duplicated }
+            duplicatedBusy = streams.reduce(0) { $0 + $1.duplicatedBusy }
+            skippedTicks = streams.reduce(0) { $0 + $1.skippedTicks }
+            framesOut = streams.reduce(0) { $0 + $1.framesOut }
+            var all = LatencyHistogram()
+            for stream in streams { all.merge(stream.endToEndHistogram) }
+            endToEnd = LatencySummary(all)
+            achievedFps = elapsed > 0 ? Double(framesOut) / elapsed : 0
+            if live { presentationDelayMs = streams.map(\.presentationDelayMs).max() ?? 0 }
+        }
     }
 
     /// The sink whose counters are the run's output figures: its first video output (not a results
@@ -255,6 +277,7 @@ public struct RunReport: Codable, Sendable {
         try c.encodeIfPresent(resultAge, forKey: .resultAge)
         try c.encodeIfPresent(self.encoder, forKey: .encoder)
         try c.encode(nodes, forKey: .nodes)
+        try c.encodeIfPresent(streams, forKey: .streams)
         try c.encode(failure, forKey: .failure)  // null when the run did not fail
         try c.encode(interrupted, forKey: .interrupted)
         try c.encode(started, forKey: .started)
@@ -305,6 +328,11 @@ public struct RunReport: Codable, Sendable {
             line += String(format: ", %.1f / %.1f ms a frame (p50 / p99)", encoder.encode.p50, encoder.encode.p99)
             if encoder.overloaded > 0 { line += "; overloaded \(encoder.overloaded)x (even \(encoder.preset) could not keep up)" }
             lines.append(line)
+        }
+        for stream in streams ?? [] {
+            lines.append(String(format: "stream %@: in %d, admitted %d, dropped-busy %d, dropped-late %d, duplicated %d, out %d; end-to-end p50 %.2f  p99 %.2f ms",
+                                stream.name, stream.framesIn, stream.admitted, stream.droppedBusy, stream.droppedLate, stream.duplicated,
+                                stream.framesOut, stream.endToEnd.p50, stream.endToEnd.p99))
         }
         let header = ["node", "kind", "in", "done", "out", "busy", "late", "dup", "p50 ms", "p95 ms", "p99 ms", "max ms"]
         var rows = [header]

@@ -21,7 +21,7 @@ import XNNPACKRuntime
 /// The frame is scaled to the model's input size as RGB and normalised (by default as MediaPipe does
 /// for its known models, else to 0…1); the model loads and compiles when the graph is validated
 /// (``negotiate(inputs:)``), so a bad model is reported before the first frame.
-public final class NetworkNode: FilterNode, HotSwappableModelUser, @unchecked Sendable {
+public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing, @unchecked Sendable {
     /// Settings with their defaults.
     public struct Options: Sendable {
         /// Inference threads. Default 1.
@@ -88,6 +88,21 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, @unchecked Se
         self.decoder = decoder
         self.options = options
         super.init(name: name)
+    }
+
+    /// The worker group this node shares with the same node of other streams (nil: a worker of its own).
+    public private(set) var workerGroup: WorkerGroup?
+    /// The member of the group whose model this node uses (nil: its own).
+    private var modelLeader: NetworkNode?
+
+    /// Runs this node on `group`'s worker with `leader`'s predictor: the model is loaded and compiled
+    /// once for every stream. Each member keeps its own input preparation and decoder (a decoder's
+    /// smoothing is per stream). A turn of several frames runs one prediction per frame (the runtime
+    /// compiles a model for its own batch dimension, 1 for the MediaPipe models): the default
+    /// ``WorkerSharing/processBatch(_:context:)``.
+    public func join(_ group: WorkerGroup, leader: NetworkNode) {
+        workerGroup = group
+        modelLeader = leader === self ? nil : leader
     }
 
     override public var modelSource: String? { resolvedModel?.source }
@@ -205,6 +220,13 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, @unchecked Se
 
     private func loadPredictor() throws -> Predictor {
         if let predictor { return predictor }
+        if let leader = modelLeader {
+            // One model for the whole group: the leader loads it (once), the members point at it.
+            let p = try leader.loadPredictor()
+            resolvedModel = leader.resolvedModel
+            predictor = p
+            return p
+        }
         let start = Date()
         let resolved: ResolvedModel
         do {

@@ -38,7 +38,10 @@ public struct Pipeline: @unchecked Sendable {
 
     /// Makes the nodes of `document` and connects them. Every node that loads models gets `models`
     /// (default: the standard service for this pipeline file: its folder first on the search path).
-    public static func build(_ document: PipelineDocument, catalog: NodeCatalog = .standard, models: ModelService? = nil) throws -> Pipeline {
+    public static func build(_ given: PipelineDocument, catalog: NodeCatalog = .standard, models: ModelService? = nil) throws -> Pipeline {
+        var document = given
+        // A `streams` list no command line replaced: one copy of the chain per stream.
+        if let streams = try document.takeStreams() { try document.replicate(streams: streams) }
         let file = document.file
         let models = models ?? ModelService(.standard(pipelineFile: file))
         if document.declarations.count > RunOptions.maxNodesDefault {
@@ -93,7 +96,30 @@ public struct Pipeline: @unchecked Sendable {
             for n in nodes { n.node.removeAllTargets() }
             throw error
         }
+        shareWorkers(nodes: nodes, document: document)
         return Pipeline(nodes: nodes, sources: sources)
+    }
+
+    /// A replicated pipeline (``PipelineDocument/replicate(streams:batch:)``): names each stream's
+    /// source, and gives the copies of each worker node that can share (``WorkerSharing``: a network)
+    /// one ``WorkerGroup`` — one worker thread, one model — led by the first stream's copy.
+    static func shareWorkers(nodes: [(name: String, type: String, node: Node)], document: PipelineDocument) {
+        guard !document.streamNames.isEmpty else { return }
+        func node(_ name: String) -> Node? { nodes.first { $0.name == name }?.node }
+        for template in document.streamNodeNames {
+            let copies = document.streamNames.compactMap { stream -> (stream: String, node: Node)? in
+                node("\(stream)/\(template)").map { (stream, $0) }
+            }
+            for copy in copies { (copy.node as? SourceNode)?.streamName = copy.stream }
+            guard let leader = copies.first?.node as? any WorkerSharing, leader.execution == .worker else { continue }
+            share(leader, with: copies.map(\.node), group: WorkerGroup(name: template, batchLimit: max(1, document.streamBatch)))
+        }
+    }
+
+    private static func share<Member: WorkerSharing>(_ leader: Member, with copies: [Node], group: WorkerGroup) {
+        for copy in copies {
+            (copy as? Member)?.join(group, leader: leader)
+        }
     }
 
     /// Frames must not flow in a circle: Kahn's algorithm over the declared nodes (iterative), and the

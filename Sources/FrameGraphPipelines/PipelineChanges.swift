@@ -17,6 +17,12 @@ public struct PipelineChanges: Sendable {
     public var camera = CameraCommandLine()
     /// `--input PATH`: every `file` source reads it.
     public var input: String?
+    /// More inputs (`--input` given again, `--inputs FILE`): with ``input``, two or more make a
+    /// multi-stream run (``PipelineDocument/replicate(streams:batch:)``), replacing the pipeline's own
+    /// `streams` list.
+    public var inputs: [String] = []
+    /// `--batch N`: most frames of different streams a shared network worker runs in one turn.
+    public var batch = 1
     /// `--loop`: file sources loop (ignored with a camera).
     public var loop = false
     /// `--audio copy|drop|aac`.
@@ -44,16 +50,30 @@ public struct PipelineChanges: Sendable {
     /// then applies to that), input, loop, audio, output, `--set`, results, preview. Each is a
     /// ``PipelineError`` (or a camera error) with one line when it has nothing to apply to.
     public func apply(to document: inout PipelineDocument) throws -> Applied {
-        if camera.path != nil && input != nil {
+        let allInputs = (input.map { [$0] } ?? []) + inputs
+        if camera.path != nil && !allInputs.isEmpty {
             throw PipelineError(origin: "", message: "--input and --camera both name the source; give one of them")
         }
+        // Streams: the command line's inputs (two or more) replace the pipeline's own list.
+        var streams = try document.takeStreams()
+        if !allInputs.isEmpty { streams = allInputs.count > 1 ? StreamInput.named(allInputs) : nil }
+        if let streams, camera.path != nil {
+            throw PipelineError(origin: "--camera", message: "the pipeline lists \(streams.count) streams; --camera reads one camera (give the streams with --input, or leave --camera out)")
+        }
+        if let streams, previewTitle != nil {
+            throw PipelineError(origin: "--preview", message: "a window shows one stream; this run has \(streams.count) (write them with --output out/{stream}.mp4)")
+        }
         let hasCamera = try camera.apply(to: &document)
-        if let input { try document.applyInput(input) }
+        if streams == nil, let input = allInputs.first { try document.applyInput(input) }
         if loop && !hasCamera { try document.applyLoop() }
         if let audio { try document.applyAudio(audio) }
-        if let output { try document.applyOutput(output) }
+        if let output {
+            let path = try streams.map { try document.streamOutputPattern(output, streams: $0.count) } ?? output
+            try document.applyOutput(path)
+        }
         try document.applySettings(settings)
         if let results { try document.applyResults(results) }
+        if let streams { try document.replicate(streams: streams, batch: batch) }
         var preview: PipelineDocument.PreviewOutcome?
         if let previewTitle {
             // Preview only writes what the command line names (--output, --results, --set NODE.path=…).

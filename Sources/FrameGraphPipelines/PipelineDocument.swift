@@ -56,6 +56,13 @@ public struct PipelineDocument: Sendable {
     public var file: String
     public var declarations: [Declaration] = []
     public var connections: [Connection] = []
+    /// After ``replicate(streams:batch:)``: the streams, in order (empty for a one-stream pipeline).
+    /// Stream `s`'s copy of node `n` is called `s/n`.
+    public var streamNames: [String] = []
+    /// After ``replicate(streams:batch:)``: the names of the nodes as declared (each repeated per stream).
+    public var streamNodeNames: [String] = []
+    /// After ``replicate(streams:batch:)``: most frames of different streams a shared worker runs in one turn.
+    public var streamBatch = 1
 
     /// Changes node `name` into a node of `type`, dropping the options it had (used by `--camera`,
     /// which turns a `file` source into a `camera` source). False when there is no such node.

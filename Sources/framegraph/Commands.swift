@@ -15,8 +15,11 @@ enum Commands {
     static let quiet = CommandOption("quiet", "no progress line or bar (errors still printed)", short: "q")
 
     static let runOptions: [CommandOption] = [
-        CommandOption("input", .text("PATH"), "replace the path of the pipeline's file source (a video, photo or image sequence)", short: "i"),
-        CommandOption("output", .text("PATH"), "replace the path of the pipeline's first encode/png sink (a run writes only what it is told)", short: "o"),
+        CommandOption("input", .text("PATH"), "replace the path of the pipeline's file source (a video, photo or image sequence); given again, one stream per input in one process (docs/PIPELINES.md)", short: "i", repeatable: true),
+        CommandOption("inputs", .text("FILE"), "more streams: a list of inputs, one path per line (# comments), as --input given once per line"),
+        CommandOption("batch", .integer(1...64), default: "1", "several streams: most frames of different streams a shared network worker runs in one turn"),
+        CommandOption("frame-budget", .integer(1...100_000), "several streams, live: the most frames waiting for or running on the shared network workers at once, all streams together (more are dropped-busy; default one per stream)"),
+        CommandOption("output", .text("PATH"), "replace the path of the pipeline's first encode/png sink (a run writes only what it is told); several streams: a path with {stream}, or a folder", short: "o"),
         CommandOption("mode", .choice(["live", "offline"]), default: "offline",
                       "live: paced in real time, slow nodes drop while busy, one output frame per clock tick; offline: every frame, as fast as possible"),
         CommandOption("fps", .number(0.1...1000), default: "30 live; offline the input's own timing",

@@ -135,7 +135,8 @@ struct RunCommand {
         var changes = PipelineChanges()
         changes.camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
                                            format: arguments.value("camera-format"), reconnect: arguments.has("reconnect"))
-        changes.input = arguments.value("input")
+        changes.inputs = try arguments.all("input") + (arguments.value("inputs").map(StreamInput.readList) ?? [])
+        changes.batch = arguments.integer("batch")
         changes.loop = arguments.has("loop")
         changes.audio = arguments.value("audio")
         changes.output = arguments.value("output")
@@ -160,8 +161,10 @@ struct RunCommand {
         if let trace = arguments.value("trace") { options.traceURL = URL(fileURLWithPath: trace) }
         if let stats = arguments.value("stats") { options.otherOutputs[stats] = "--stats" }
         if let file = pipelineFile { options.otherInputs[file] = "the run (the pipeline file)" }
+        if let list = arguments.value("inputs") { options.otherInputs[list] = "the run (--inputs)" }
         options.otherInputs[MachineConfig.location(explicit: arguments.value("machine-config"))] = "the run (the machine config)"
         options.duration = arguments.number("duration")
+        options.frameBudget = arguments.optionalInteger("frame-budget")
         if let grace = arguments.number("stop-grace") { options.stopGrace = grace }
         options.latency = try presentationDelay()
         options.tickPhaseFollowsDelay = true
