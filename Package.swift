@@ -150,6 +150,7 @@ let package = Package(
         .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphResults", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
         .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),
         .executableTarget(name: "fuzz-http", dependencies: ["FuzzSupport", "FrameGraphServe"], path: "tools/fuzz/targets/fuzz-http"),
+        .executableTarget(name: "fuzz-streamurl", dependencies: ["FuzzSupport", "FrameGraph"], path: "tools/fuzz/targets/fuzz-streamurl"),
         .executableTarget(name: "fuzz-deployment", dependencies: ["FuzzSupport", "ModelDeployment"], path: "tools/fuzz/targets/fuzz-deployment"),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.

@@ -177,5 +177,5 @@ public func describe(_ error: any Error) -> String {
         let path = (ns.userInfo[NSFilePathErrorKey] as? String) ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path
         return (path.map { "\($0): " } ?? "") + FileCheck.plainReason(error)
     }
-    return String(describing: error)
+    return StreamURL.redact(String(describing: error))  // a stream address's credentials never reach a message
 }

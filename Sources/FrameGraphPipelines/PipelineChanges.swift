@@ -15,8 +15,10 @@ import FrameGraph
 public struct PipelineChanges: Sendable {
     /// `--camera`, `--camera-size`, `--camera-fps`, `--camera-format`, `--reconnect`.
     public var camera = CameraCommandLine()
-    /// `--input PATH`: every `file` source reads it.
+    /// `--input PATH`: every `file` source reads it (a URL: they become `stream` sources, with `network.allow`).
     public var input: String?
+    /// `--allow-network`, `--reconnect[=false]`, `--stream-transport`, `--on-loss`, `--credentials`.
+    public var network = StreamCommandLine()
     /// `--loop`: file sources loop (ignored with a camera).
     public var loop = false
     /// `--audio copy|drop|aac`.
@@ -36,6 +38,8 @@ public struct PipelineChanges: Sendable {
     public struct Applied: Sendable, Equatable {
         /// Whether the pipeline reads a camera (the run is then live).
         public var hasCamera: Bool
+        /// Whether the pipeline reads a network stream (the run is then live too).
+        public var hasStream = false
         /// The preview's outcome, when one was asked for.
         public var preview: PipelineDocument.PreviewOutcome?
     }
@@ -48,7 +52,9 @@ public struct PipelineChanges: Sendable {
             throw PipelineError(origin: "", message: "--input and --camera both name the source; give one of them")
         }
         let hasCamera = try camera.apply(to: &document)
-        if let input { try document.applyInput(input) }
+        let url = input.flatMap { StreamCommandLine.isURL($0) ? $0 : nil }
+        if let input, url == nil { try document.applyInput(input) }
+        let hasStream = try network.apply(to: &document, input: url)
         if loop && !hasCamera { try document.applyLoop() }
         if let audio { try document.applyAudio(audio) }
         if let output { try document.applyOutput(output) }
@@ -59,7 +65,7 @@ public struct PipelineChanges: Sendable {
             // Preview only writes what the command line names (--output, --results, --set NODE.path=…).
             preview = try document.applyPreview(title: previewTitle, writeFiles: false)
         }
-        return Applied(hasCamera: hasCamera, preview: preview)
+        return Applied(hasCamera: hasCamera, hasStream: hasStream, preview: preview)
     }
 
     /// The run mode for a pipeline that does (or does not) read a camera, given the mode asked for

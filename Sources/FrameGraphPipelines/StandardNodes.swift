@@ -26,6 +26,7 @@ extension NodeCatalog {
                 orientation: try o.value(S.orientation), rate: try o.value(S.rate)))
         },
         .camera,
+        .stream,
         NodeType(name: "pattern", role: .source, summary: "synthetic frames with the frame number stamped in",
                  options: PatternSource.OptionSpecs.all) { name, o in
             typealias S = PatternSource.OptionSpecs
@@ -285,7 +286,7 @@ extension NodeCatalog {
                                                 threads: try o.value(S.threads), audio: try o.value(S.audio))
             settings.tune = try o.value(S.tune)
             return FileSink(name: name, path: try o.required(S.path), settings: settings,
-                            timingSource: try o.value(S.timing), jpegQuality: try o.value(S.quality))
+                            timingSource: try o.value(S.timing), jpegQuality: try o.value(S.quality), segments: try o.segmentOptions())
         },
         NodeType(name: "png", role: .sink, summary: "every Nth frame as a PNG (path with %d or %05d)", options: PNGSink.OptionSpecs.all) { name, o in
             PNGSink(name: name, pattern: try o.required(PNGSink.OptionSpecs.path), every: try o.value(PNGSink.OptionSpecs.every))
@@ -297,6 +298,24 @@ extension NodeCatalog {
 }
 
 extension OptionValues {
+    /// The encode node's continuous-recording options (`segment`, `segment-frames`, `keep`, `keep-bytes`).
+    func segmentOptions() throws -> SegmentPlan.Options {
+        typealias S = FileSink.OptionSpecs
+        func read<T>(_ spec: NodeOption<String?>, _ parse: (String) -> T?, _ example: String) throws -> T? {
+            guard let text = try value(spec) else { return nil }
+            if let v = parse(text) { return v }
+            guard let o = option(spec.name) else { return nil }
+            throw error(o, "cannot read '\(text.prefix(40))' (e.g. \(example))")
+        }
+        var options = SegmentPlan.Options(seconds: try read(S.segment, SegmentPlan.seconds, "90s, 10m, 1h"), frames: try value(S.segmentFrames),
+                                          keepSeconds: try read(S.keep, SegmentPlan.seconds, "24h, 7d"), keepBytes: try read(S.keepBytes, SegmentPlan.bytes, "500M, 20G"))
+        if !options.isSegmented && (options.keepSeconds != nil || options.keepBytes != nil), let o = option(S.keep.name) ?? option(S.keepBytes.name) {
+            throw error(o, "keep and keep-bytes apply to segments: add segment=10m or segment-frames=N")
+        }
+        if options.frames != nil { options.seconds = nil }
+        return options
+    }
+
     /// A network node's `scale`/`offset` options as an input normalisation (nil when neither is given:
     /// the model's own).
     func inputNormalization() throws -> InputNormalization? {
