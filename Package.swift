@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(name: "FrameGraphResultsTests", dependencies: ["FrameGraphResults", "FrameGraph", "FrameGraphDraw", "FrameGraphMedia", "TestSupport"]),
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
         .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "CFrameGraphKernels", "TestSupport"]),
-        .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "FrameGraphModels", "TestSupport"]),
+        .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "FrameGraphModels", "FrameGraphMedia", "TestSupport"]),
         .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "FrameGraph", "TestSupport"]),
         .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "ONNXImport", "ModelFormats", "CFrameGraphKernels", "TestSupport"]),
         .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),

@@ -36,6 +36,8 @@ public final class MediaReader {
         /// A network stream to read instead of the file at `path` (then `path` is only its name in
         /// messages: give the redacted address).
         public var network: NetworkInput?
+        /// Gets every packet of the video stream as read (stream copy recording), before decoding.
+        public var recorder: PacketRecorder?
         public init(threads: Int = 0, orientation: Orientation = .upright, imageRate: Double = 25, network: NetworkInput? = nil) {
             self.threads = threads
             self.orientation = orientation
@@ -129,6 +131,7 @@ public final class MediaReader {
     /// A network stream's bounds (nil for files), and the callback that enforces them.
     private let network: NetworkInput?
     private let interrupt: StreamInterrupt?
+    private let recorder: PacketRecorder?
     /// When the last picture came out of a network stream's decoder (monotonic seconds).
     private var lastPictureAt = 0.0
 
@@ -158,6 +161,7 @@ public final class MediaReader {
         isImageSequence = sequence
         sequenceOptions = options
         network = options.network
+        recorder = options.recorder
         interrupt = options.network.map { n in StreamInterrupt(byteBudget: n.maxPacketBytes, shouldStop: n.shouldStop) }
         var inputFormat: UnsafePointer<AVInputFormat>?
         var openOptions: OpaquePointer?
@@ -480,6 +484,7 @@ public final class MediaReader {
             notePacketEnd(packet.pointee)
             guard packet.pointee.stream_index == streamIndex else { continue }
             packetsRead += 1
+            if let recorder, let format, let stream = format.pointee.streams[Int(streamIndex)] { recorder.record(packet, stream: stream) }
             if isImageSequence, sequencePosition < sequenceNumbers.count {
                 // The picture's own number sets its time (1/rate a number): a hole stays a gap in time.
                 let number = Int64(sequenceNumbers[sequencePosition] - sequenceNumbers[0])

@@ -174,7 +174,7 @@ public struct SegmentPlan: Sendable {
 
     /// Reads a size: `500000`, `500k`, `200M`, `10G` (powers of 1024); nil when it is not one.
     public static func bytes(_ text: String) -> Int64? {
-        let units: [Character: Double] = ["k": 1024, "K": 1024, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30, "t": 1 << 40, "T": 1 << 40]
+        let units: [Character: Double] = ["k": 1024, "K": 1024, "m": 1_048_576, "M": 1_048_576, "g": 1_073_741_824, "G": 1_073_741_824, "t": 1_099_511_627_776, "T": 1_099_511_627_776]
         var number = Substring(text), scale = 1.0
         if let last = text.last, let unit = units[last] { number = text.dropLast(); scale = unit }
         guard let value = Double(number), value.isFinite, value > 0, value * scale < 9e18 else { return nil }

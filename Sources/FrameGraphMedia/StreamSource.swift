@@ -57,6 +57,11 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         /// Most MiB accepted between two packets; most MiB read to find the streams.
         public var maxPacketMiB: Int = OptionSpecs.maxPacketMiB.defaultValue
         public var probeMiB: Int = OptionSpecs.probeMiB.defaultValue
+        /// Record the stream's own packets (no decode, no encode) to files named by start time in this
+        /// path's folder, with its extension (.mkv, .mp4, .mov, .ts); nil: no recording.
+        public var recordPath: String?
+        /// How the recording is cut and kept (a new file after each reconnect in any case).
+        public var recordSegments = SegmentPlan.Options()
 
         public init(url: String, allowNetwork: Bool) {
             self.url = url
@@ -79,6 +84,8 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
     private var wait = 0.0
     private var nextNoSignal = 0.0
     private var codecSummary = ""
+    private var recorder: PacketRecorder?
+    private var recording: Protected<SegmentPlan>?
 
     public init(name: String = "stream", options: Options) {
         self.options = options
@@ -113,6 +120,23 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
             throw GraphError.invalidOption(node: name, option: "url", reason: invalid.description)
         }
         self.url = url
+        if let path = options.recordPath {
+            let plan = Protected(try SegmentPlan(path: path, options: options.recordSegments))
+            let segments = options.recordSegments
+            let node = name
+            recording = plan
+            recorder = PacketRecorder(plan: .init(
+                nextPath: { date in plan.withLock { $0.nextPath(startingAt: date) } },
+                isDue: { packets, seconds in segments.isSegmented && plan.withLock { $0.isComplete(frames: packets, seconds: seconds, fps: nil) } },
+                finished: { path, start, end, packets in
+                    do {
+                        let removed = try plan.withLock { try $0.finished(path: path, start: start, end: end, frames: packets) }
+                        for file in removed.prefix(3) { context.warn("\(node): retention deleted \(file)") }
+                    } catch {
+                        context.warn("\(node): the recording's index could not be written: \(describe(error))")
+                    }
+                }))
+        }
         let reader = try connect(url: url, context: context, size: nil)
         self.reader = reader
         output = FrameDescription(format: reader.outputFormat, width: reader.width, height: reader.height)
@@ -122,6 +146,14 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         lastFrameAt = context.clock.now()
         lostAt = nil
         firstCaptureTime = nil
+    }
+
+    /// The recording's finished files (stream copy), oldest first.
+    public var recordedSegments: [SegmentPlan.Entry] { recording?.withLock { $0.entries } ?? [] }
+
+    override public var filesWritten: [String] {
+        guard let path = options.recordPath else { return [] }
+        return [((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("index.jsonl")]
     }
 
     /// What the stream is (container/codec size rate), after start.
@@ -134,6 +166,16 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
             self.lostAt = nil
         }
         reader = nil
+        try closeRecording(context: context)
+        if let failure = recorder?.failure { context.warn("\(name): the recording stopped: \(failure)") }
+    }
+
+    private func closeRecording(context: RunContext) throws {
+        do {
+            try recorder?.close()
+        } catch {
+            context.warn("\(name): the recording's last file could not be finished: \(describe(error))")
+        }
     }
 
     override public func outputDescription() throws -> FrameDescription {
@@ -189,6 +231,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         let lost = error as? StreamLost
         let line = StreamURL.redact(lost?.description ?? "\(redactedURL): \(describe(error))")
         reader = nil
+        try closeRecording(context: context)  // the next connection starts a new file
         let now = context.clock.now()
         counters_.update {
             if lost?.kind == .stall { $0.stalls += 1 } else { $0.drops += 1 }
@@ -242,6 +285,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
                                  maxPacketBytes: Int64(options.maxPacketMiB) << 20, shouldStop: { [weak context] in context?.isStopRequested ?? true })
         input.outputSize = size.map { (width: $0.0, height: $0.1) }
         var readerOptions = MediaReader.Options(threads: options.threads, orientation: .upright, network: input)
+        readerOptions.recorder = recorder
         if options.threads == 0 { readerOptions.singleThreadUpToPixels = FileSource.liveSingleThreadPixels }
         return try MediaReader(path: url.redacted, options: readerOptions)
     }
@@ -285,7 +329,15 @@ extension StreamSource {
         public static let threads = NodeOption.int("threads", default: 0, 0...64, "decoder threads (0: one up to full HD)")
         public static let maxPacketMiB = NodeOption.int("max-packet-mib", default: 64, 1...4096, "most MiB between two packets (larger claimed frames end the connection)")
         public static let probeMiB = NodeOption.int("probe-mib", default: 5, 1...256, "most MiB read to find the streams")
+        public static let record = NodeOption<String?>.text("record", required: false,
+                                                            "record the stream's own packets, no re-encoding, to files named by start time in this path's folder (cam1/rec.mkv)")
+        public static let recordSegment = NodeOption<String?>.text("record-segment", required: false, "cut the recording this often (90s, 10m, 1h), at a keyframe")
+        public static let recordSegmentFrames = NodeOption<Int?>.int("record-segment-frames", required: false, 1...100_000_000,
+                                                                     "cut the recording after N packets, at the next keyframe")
+        public static let keep = NodeOption<String?>.text("keep", required: false, "delete recorded files older than this (24h, 7d), oldest first")
+        public static let keepBytes = NodeOption<String?>.text("keep-bytes", required: false, "delete the oldest recorded files while all are larger than this (500M, 20G)")
         public static let all = [url.spec, network.spec, transport.spec, credentials.spec, sdp.spec, timeout.spec, openTimeout.spec, reconnect.spec,
-                                 backoff.spec, backoffMax.spec, onLoss.spec, threads.spec, maxPacketMiB.spec, probeMiB.spec]
+                                 backoff.spec, backoffMax.spec, onLoss.spec, threads.spec, maxPacketMiB.spec, probeMiB.spec,
+                                 record.spec, recordSegment.spec, recordSegmentFrames.spec, keep.spec, keepBytes.spec]
     }
 }

@@ -301,16 +301,23 @@ extension OptionValues {
     /// The encode node's continuous-recording options (`segment`, `segment-frames`, `keep`, `keep-bytes`).
     func segmentOptions() throws -> SegmentPlan.Options {
         typealias S = FileSink.OptionSpecs
+        return try segmentOptions(seconds: S.segment, frames: S.segmentFrames, keep: S.keep, keepBytes: S.keepBytes, segmented: false)
+    }
+
+    /// Segment options from the given specs; `segmented`: the node records anyway (keep applies).
+    func segmentOptions(seconds secondsSpec: NodeOption<String?>, frames framesSpec: NodeOption<Int?>, keep keepSpec: NodeOption<String?>,
+                        keepBytes keepBytesSpec: NodeOption<String?>, segmented: Bool) throws -> SegmentPlan.Options {
         func read<T>(_ spec: NodeOption<String?>, _ parse: (String) -> T?, _ example: String) throws -> T? {
             guard let text = try value(spec) else { return nil }
             if let v = parse(text) { return v }
             guard let o = option(spec.name) else { return nil }
             throw error(o, "cannot read '\(text.prefix(40))' (e.g. \(example))")
         }
-        var options = SegmentPlan.Options(seconds: try read(S.segment, SegmentPlan.seconds, "90s, 10m, 1h"), frames: try value(S.segmentFrames),
-                                          keepSeconds: try read(S.keep, SegmentPlan.seconds, "24h, 7d"), keepBytes: try read(S.keepBytes, SegmentPlan.bytes, "500M, 20G"))
-        if !options.isSegmented && (options.keepSeconds != nil || options.keepBytes != nil), let o = option(S.keep.name) ?? option(S.keepBytes.name) {
-            throw error(o, "keep and keep-bytes apply to segments: add segment=10m or segment-frames=N")
+        var options = SegmentPlan.Options(seconds: try read(secondsSpec, SegmentPlan.seconds, "90s, 10m, 1h"), frames: try value(framesSpec),
+                                          keepSeconds: try read(keepSpec, SegmentPlan.seconds, "24h, 7d"), keepBytes: try read(keepBytesSpec, SegmentPlan.bytes, "500M, 20G"))
+        if !segmented && !options.isSegmented && (options.keepSeconds != nil || options.keepBytes != nil),
+           let o = option(keepSpec.name) ?? option(keepBytesSpec.name) {
+            throw error(o, "\(keepSpec.name) and \(keepBytesSpec.name) apply to segments: add \(secondsSpec.name)=10m or \(framesSpec.name)=N")
         }
         if options.frames != nil { options.seconds = nil }
         return options

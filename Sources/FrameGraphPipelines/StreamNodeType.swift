@@ -31,6 +31,9 @@ extension NodeType {
         options.threads = try o.value(S.threads)
         options.maxPacketMiB = try o.value(S.maxPacketMiB)
         options.probeMiB = try o.value(S.probeMiB)
+        options.recordPath = try o.value(S.record)
+        options.recordSegments = try o.segmentOptions(seconds: S.recordSegment, frames: S.recordSegmentFrames, keep: S.keep, keepBytes: S.keepBytes,
+                                                      segmented: options.recordPath != nil)
         return StreamSource(name: name, options: options)
     }
 }
