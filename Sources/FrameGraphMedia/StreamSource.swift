@@ -251,6 +251,8 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
     /// While lost: a "no signal" frame when one is due, or an attempt to connect when it is time;
     /// otherwise a short sleep. Returns a frame to send, or nil to look again.
     private func whileLost(context: RunContext) throws -> Frame? {
+        context.stopIfPastDuration()  // a live duration ends the run while the stream is away too
+        if context.isStopRequested { return nil }
         let now = context.clock.now()
         if options.onLoss == .noSignal, let output, now >= nextNoSignal {
             nextNoSignal = max(nextNoSignal + 1 / context.fps, now)

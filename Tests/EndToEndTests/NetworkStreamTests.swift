@@ -47,7 +47,8 @@ import TestSupport
                 line.append(byte)
             }
             guard let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let port = info["port"] as? Int else {
-                stop()
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
                 throw ServerFailure(description: "the server did not start: \(String(decoding: line, as: UTF8.self))")
             }
             self.port = port
@@ -176,7 +177,7 @@ import TestSupport
         let first = try Server.rtsp(port: port)
         let restarted = Protected<Server?>(nil)
         let r = try run("rtsp-reconnect", ["run", "-e", "stream url=rtsp://127.0.0.1:\(port)/cam timeout=1 backoff=0.2 backoff-max=1 -> encode path=out.mp4",
-                                           "--allow-network", "--duration", "7"], timeout: 90) { _ in
+                                           "--allow-network", "--duration", "9"], timeout: 90) { _ in
             usleep(2_500_000)
             first.stop()  // killed mid-run
             usleep(1_500_000)
