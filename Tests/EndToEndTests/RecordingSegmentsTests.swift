@@ -44,12 +44,13 @@ import TestSupport
     @Test func retentionKeepsTheNewestWithinTheByteLimit() throws {
         let all = try record("sizes")
         try #require(all.index.count == 5)
-        // The same recording with room for exactly the last two segments (the encoding is the same
-        // frame for frame on one thread): the three oldest are deleted as newer ones finish.
-        let keep = all.index[3].bytes + all.index[4].bytes
+        // The same recording with room for the last two segments and less than a third (segments
+        // differ by a few hundred bytes from run to run): the three oldest are deleted as newer ones finish.
+        let smallest = all.index.map(\.bytes).min() ?? 0
+        let keep = all.index[3].bytes + all.index[4].bytes + smallest / 2
         let kept = try record("keep", extra: "keep-bytes=\(keep)")
         #expect(kept.status == 0, "\(kept.stderr)")
-        #expect(kept.index.count == 2 && kept.index.map(\.bytes) == [all.index[3].bytes, all.index[4].bytes], "\(kept.index.map(\.bytes)) of \(all.index.map(\.bytes))")
+        #expect(kept.index.count == 2 && kept.index.allSatisfy { $0.frames == 30 }, "\(kept.index.map(\.bytes)) of \(all.index.map(\.bytes)), keep \(keep)")
         let files = try FileManager.default.contentsOfDirectory(atPath: kept.dir.appendingPathComponent("cam1").path)
         #expect(files.count == 3, "\(files)")
     }

@@ -55,8 +55,8 @@ def main():
         auth.add_basic(GstRtspServer.RTSPAuth.make_basic(args.user, args.password or ""), token)
         server.set_auth(auth)
         permissions = GstRtspServer.RTSPPermissions()
-        permissions.add_role(args.user, "media.factory.access", True)
-        permissions.add_role(args.user, "media.factory.construct", True)
+        permissions.add_permission_for_role(args.user, "media.factory.access", True)
+        permissions.add_permission_for_role(args.user, "media.factory.construct", True)
         factory.set_permissions(permissions)
     server.get_mount_points().add_factory("/cam", factory)
     if server.attach(None) == 0:
