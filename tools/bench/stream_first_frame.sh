@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 n=${1:-5}
 bin=${FRAMEGRAPH_BIN:-.build/release/framegraph}
 exec 3< <(sleep 600)
-coproc server { /usr/bin/python3 tools/streams/rtsp_server.py <&3; }
+coproc server { exec /usr/bin/python3 tools/streams/rtsp_server.py <&3; }
 read -r line <&"${server[0]}"
 url=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["url"])' "$line")
 trap 'kill $server_PID 2>/dev/null || true' EXIT
