@@ -151,6 +151,7 @@ let package = Package(
         .executableTarget(name: "fuzz-results", dependencies: ["FuzzSupport", "FrameGraph", "FrameGraphResults", "FrameGraphDraw"], path: "tools/fuzz/targets/fuzz-results"),
         .executableTarget(name: "fuzz-pipeline", dependencies: ["FuzzSupport", "FrameGraphPipelines"], path: "tools/fuzz/targets/fuzz-pipeline"),
         .executableTarget(name: "fuzz-http", dependencies: ["FuzzSupport", "FrameGraphServe"], path: "tools/fuzz/targets/fuzz-http"),
+        .executableTarget(name: "fuzz-streamurl", dependencies: ["FuzzSupport", "FrameGraph"], path: "tools/fuzz/targets/fuzz-streamurl"),
         .executableTarget(name: "fuzz-deployment", dependencies: ["FuzzSupport", "ModelDeployment"], path: "tools/fuzz/targets/fuzz-deployment"),
 
         // Helpers shared by the test targets: where ../shared and the built CLI are, temp folders.
@@ -159,7 +160,7 @@ let package = Package(
         .testTarget(name: "FrameGraphResultsTests", dependencies: ["FrameGraphResults", "FrameGraph", "FrameGraphDraw", "FrameGraphMedia", "TestSupport"]),
         .testTarget(name: "FFmpegSupportTests", dependencies: ["FFmpegSupport", "TestSupport"]),
         .testTarget(name: "FrameGraphFiltersTests", dependencies: ["FrameGraphFilters", "FrameGraph", "FFmpegSupport", "FrameGraphMedia", "CFrameGraphKernels", "TestSupport"]),
-        .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "FrameGraphModels", "TestSupport"]),
+        .testTarget(name: "FrameGraphPipelinesTests", dependencies: ["FrameGraphPipelines", "FrameGraphModels", "FrameGraphMedia", "TestSupport"]),
         .testTarget(name: "TFLiteImportTests", dependencies: ["TFLiteImport", "FrameGraph", "TestSupport"]),
         .testTarget(name: "XNNPACKRuntimeTests", dependencies: ["XNNPACKRuntime", "TFLiteImport", "ONNXImport", "ModelFormats", "CFrameGraphKernels", "TestSupport"]),
         .testTarget(name: "ONNXImportTests", dependencies: ["ONNXImport", "XNNPACKRuntime", "TestSupport"]),

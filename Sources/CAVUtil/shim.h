@@ -25,6 +25,8 @@ static inline int fg_averror_eof(void) { return AVERROR_EOF; }
 static inline int fg_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 /// AVERROR(errno) for any errno value.
 static inline int fg_averror(int e) { return AVERROR(e); }
+/// AVERROR_EXIT: an interrupt callback stopped a blocking call.
+static inline int fg_averror_exit(void) { return AVERROR_EXIT; }
 /// AV_NOPTS_VALUE as a plain constant.
 static inline int64_t fg_nopts_value(void) { return AV_NOPTS_VALUE; }
 /// Points a video frame's extended_data at its own data[] (what a get_buffer2 callback must do).

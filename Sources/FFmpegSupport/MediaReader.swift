@@ -33,10 +33,16 @@ public final class MediaReader {
         public var imageRate: Double
         /// With `threads` 0: decode pictures up to this many pixels on one thread (0: never).
         public var singleThreadUpToPixels = 0
-        public init(threads: Int = 0, orientation: Orientation = .upright, imageRate: Double = 25) {
+        /// A network stream to read instead of the file at `path` (then `path` is only its name in
+        /// messages: give the redacted address).
+        public var network: NetworkInput?
+        /// Gets every packet of the video stream as read (stream copy recording), before decoding.
+        public var recorder: PacketRecorder?
+        public init(threads: Int = 0, orientation: Orientation = .upright, imageRate: Double = 25, network: NetworkInput? = nil) {
             self.threads = threads
             self.orientation = orientation
             self.imageRate = imageRate
+            self.network = network
         }
     }
 
@@ -85,6 +91,10 @@ public final class MediaReader {
     /// The decoder's name and the stored pixel format (for `probe`).
     public let codecName: String
     public let storedPixelFormat: String
+    /// The container format's name (`rtsp`, `mpegts`, `mpjpeg`, `hls` …).
+    public let formatName: String
+    /// Frames that arrived at another picture size than the first and were scaled to it.
+    public private(set) var resizedFrames = 0
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
@@ -118,6 +128,12 @@ public final class MediaReader {
     private var sequenceNumbers: [Int] = []
     private var sequencePosition = 0
     private let sequenceOptions: Options
+    /// A network stream's bounds (nil for files), and the callback that enforces them.
+    private let network: NetworkInput?
+    private let interrupt: StreamInterrupt?
+    private let recorder: PacketRecorder?
+    /// When the last picture came out of a network stream's decoder (monotonic seconds).
+    private var lastPictureAt = 0.0
 
     /// Whether the stream announces a constant frame rate (then gaps in timestamps are lost frames).
     public let constantRate: Bool
@@ -144,9 +160,25 @@ public final class MediaReader {
         let sequence = ImageSequence.isPattern(path)
         isImageSequence = sequence
         sequenceOptions = options
+        network = options.network
+        recorder = options.recorder
+        interrupt = options.network.map { n in StreamInterrupt(byteBudget: n.maxPacketBytes, shouldStop: n.shouldStop) }
         var inputFormat: UnsafePointer<AVInputFormat>?
         var openOptions: OpaquePointer?
-        if sequence {
+        var openName = (sequence ? "" : "file:") + path
+        var whitelist = "file"
+        if let network = options.network, let interrupt {
+            openName = network.url.full
+            whitelist = network.url.scheme.protocols
+            Self.networkOptions(&openOptions, network)
+            if let sdp = network.sdpFile {
+                try FileCheck.regularFile(sdp, what: "SDP file", maxBytes: 1 << 20)
+                openName = "file:" + sdp
+                whitelist = "file,rtp,udp"
+                inputFormat = UnsafePointer(av_find_input_format("sdp"))
+            }
+            interrupt.arm(seconds: network.openTimeout)
+        } else if sequence {
             guard options.imageRate.isFinite, options.imageRate >= 0.01, options.imageRate <= 1000 else {
                 throw FFmpegError(code: fg_averror(EINVAL), operation: "read an image sequence at \(options.imageRate) frames per second (0.01 … 1000)", path: path)
             }
@@ -164,16 +196,36 @@ public final class MediaReader {
         }
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         // Local files only: the `file:` prefix keeps a name such as `tcp:x.mp4` a file name, and the
-        // whitelist stops a playlist or reference file from opening other protocols.
-        av_dict_set(&openOptions, "protocol_whitelist", "file", 0)
+        // whitelist stops a playlist or reference file from opening other protocols. A network stream
+        // gets its own scheme's protocols only, and the interrupt callback bounds every wait.
+        av_dict_set(&openOptions, "protocol_whitelist", whitelist, 0)
         defer { av_dict_free(&openOptions) }
-        let openStatus = avformat_open_input(&ctx, (sequence ? "" : "file:") + path, inputFormat, &openOptions)
+        if let interrupt, let network = options.network {
+            ctx = avformat_alloc_context()
+            guard let c = ctx else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate a demuxer", path: path) }
+            c.pointee.interrupt_callback = interrupt.callback
+            c.pointee.probesize = Int64(network.probeBytes)
+            c.pointee.max_analyze_duration = Int64(network.analyzeMicroseconds)
+            c.pointee.format_probesize = Int32(min(network.probeBytes, 1 << 20))
+        }
+        let openStatus = avformat_open_input(&ctx, openName, inputFormat, &openOptions)
         if openStatus < 0 {
+            if let network = options.network, let interrupt {
+                throw StreamLost(url: path, kind: .drop, reason: Self.reason(openStatus, interrupt: interrupt, network: network, doing: "connect"))
+            }
             throw FFmpegError(code: openStatus, operation: "open input (not a media file FFmpeg can read?)", path: path)
         }
         format = ctx
+        interrupt?.format = ctx
+        formatName = ctx.flatMap { $0.pointee.iformat }.map { String(cString: $0.pointee.name) } ?? "unknown"
         do {
-            try check(avformat_find_stream_info(ctx, nil), "read stream info", path: path)
+            if let network = options.network, let interrupt {
+                interrupt.arm(seconds: network.openTimeout)
+                let status = avformat_find_stream_info(ctx, nil)
+                if status < 0 { throw StreamLost(url: path, kind: .drop, reason: Self.reason(status, interrupt: interrupt, network: network, doing: "read the stream's header")) }
+            } else {
+                try check(avformat_find_stream_info(ctx, nil), "read stream info", path: path)
+            }
             var decoderPointer: UnsafePointer<AVCodec>?
             let index = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &decoderPointer, 0)
             guard index >= 0, let decoderPointer, let stream = ctx?.pointee.streams[Int(index)] else {
@@ -190,7 +242,7 @@ public final class MediaReader {
             appliedRotation = options.orientation == .upright ? storedRotation : 0
             // A JPEG photo: its EXIF orientation (FFmpeg 5 leaves it to the reader).
             let jpeg = String(cString: decoderPointer.pointee.name) == "mjpeg" && stream.pointee.nb_frames <= 1
-            exifOrientation = options.orientation == .upright && jpeg && storedRotation == 0 ? ExifOrientation.read(path: path).flatMap { $0 == 1 ? nil : $0 } : nil
+            exifOrientation = options.orientation == .upright && options.network == nil && jpeg && storedRotation == 0 ? ExifOrientation.read(path: path).flatMap { $0 == 1 ? nil : $0 } : nil
             let parameters = stream.pointee.codecpar.pointee
             taggedColor = ColorDescription(parameters)
             codecName = String(cString: decoderPointer.pointee.name)
@@ -216,14 +268,20 @@ public final class MediaReader {
             guard let codec else { throw FFmpegError(code: fg_averror(ENOMEM), operation: "allocate decoder", path: path) }
             try check(avcodec_parameters_to_context(codec, stream.pointee.codecpar), "configure decoder", path: path)
             let pixels = Int(codec.pointee.width) * Int(codec.pointee.height)
+            if let network = options.network {
+                codec.pointee.max_pixels = Int64(network.maxPixels)
+                guard pixels <= network.maxPixels else {
+                    throw StreamLost(url: path, kind: .drop, reason: "the stream claims \(codec.pointee.width)×\(codec.pointee.height) pictures, over the limit of \(network.maxPixels) pixels")
+                }
+            }
             codec.pointee.thread_count = Int32(options.threads == 0 && pixels <= options.singleThreadUpToPixels ? 1 : options.threads)
             decoderBuffers.install(on: codec, decoder: decoderPointer)
             try check(avcodec_open2(codec, decoderPointer, nil), "open decoder", path: path)
             guard codec.pointee.width > 0, codec.pointee.height > 0 else {
                 throw FFmpegError(code: fg_averror_invaliddata(), operation: "read the picture size", path: path)
             }
-            storedWidth = Int(codec.pointee.width)
-            storedHeight = Int(codec.pointee.height)
+            storedWidth = options.network?.outputSize?.width ?? Int(codec.pointee.width)
+            storedHeight = options.network?.outputSize?.height ?? Int(codec.pointee.height)
             // Quarter turns: the display matrix's, or a photo's EXIF orientation 5…8.
             let turned = (appliedRotation % 180 != 0) != ((5...8).contains(exifOrientation ?? 0))
             width = turned ? storedHeight : storedWidth
@@ -245,6 +303,7 @@ public final class MediaReader {
             color = resolved
             packet = av_packet_alloc()
             decoded = av_frame_alloc()
+            lastPictureAt = StreamInterrupt.now()
         } catch {
             avcodec_free_context(&codec)
             avformat_close_input(&format)
@@ -304,7 +363,7 @@ public final class MediaReader {
                 }
                 return nil
             }
-            if status == fg_averror_invaliddata() {
+            if status == fg_averror_invaliddata() || (network != nil && status < 0 && status != fg_averror_eagain()) {
                 // A damaged frame: skip it and count it; reading goes on (a cut file is reported when
                 // reading stops early).
                 noteCorrupt()
@@ -315,6 +374,49 @@ public final class MediaReader {
             }
             if draining { return nil }
             try readPacket(codec: codec, packet: packet)
+        }
+    }
+
+    /// A network stream's demuxer and protocol options: transport, timeouts (microseconds), buffers.
+    private static func networkOptions(_ options: inout OpaquePointer?, _ network: NetworkInput) {
+        let micros = String(Int(network.readTimeout * 1_000_000))
+        switch network.url.scheme {
+        case .rtsp, .rtsps:
+            av_dict_set(&options, "rtsp_transport", network.transport.rawValue, 0)
+            av_dict_set(&options, "timeout", micros, 0)  // socket I/O (FFmpeg 5+: timeout; stimeout before)
+            av_dict_set(&options, "buffer_size", String(1 << 20), 0)
+            av_dict_set(&options, "reorder_queue_size", "64", 0)
+        case .http, .https:
+            av_dict_set(&options, "rw_timeout", micros, 0)
+            av_dict_set(&options, "reconnect", "0", 0)  // the source reconnects, with its own backoff
+            av_dict_set(&options, "multiple_requests", "0", 0)
+        case .srt:
+            av_dict_set(&options, "rw_timeout", micros, 0)
+            av_dict_set(&options, "connect_timeout", String(Int(network.openTimeout * 1000)), 0)
+        case .udp, .rtp:
+            av_dict_set(&options, "timeout", micros, 0)
+            av_dict_set(&options, "fifo_size", String(7 * 4096), 0)
+            av_dict_set(&options, "overrun_nonfatal", "1", 0)
+        case .rtmp, .rtmps:
+            av_dict_set(&options, "rw_timeout", micros, 0)
+        }
+        av_dict_set(&options, "max_delay", "500000", 0)
+        av_dict_set(&options, "fflags", "nobuffer+discardcorrupt", 0)
+    }
+
+    /// One line for a failed network call: what the interrupt stopped, or FFmpeg's own reason.
+    private static func reason(_ status: Int32, interrupt: StreamInterrupt, network: NetworkInput, doing: String) -> String {
+        switch interrupt.reason {
+        case .timeout:
+            let seconds = doing == "read" ? network.readTimeout : network.openTimeout
+            return "\(doing): nothing usable for \(String(format: "%g", seconds)) s"
+        case .tooManyBytes:
+            return "\(doing): more than \(network.maxPacketBytes >> 20) MiB without a complete packet (a claimed frame that large is refused)"
+        case .stop:
+            return "\(doing): stopped"
+        case .none:
+            if status == fg_averror_eof() { return "\(doing): the server ended the stream" }
+            return "\(doing): " + StreamURL.redact(FFmpegError.message(for: status))
         }
     }
 
@@ -347,7 +449,21 @@ public final class MediaReader {
 
     private func readPacket(codec: UnsafeMutablePointer<AVCodecContext>, packet: UnsafeMutablePointer<AVPacket>) throws {
         while true {
+            if let network, let interrupt {
+                // Data that never decodes (garbage, a stream of another kind) is a stall too.
+                if StreamInterrupt.now() - lastPictureAt > network.readTimeout {
+                    throw StreamLost(url: path, kind: .stall, reason: "read: no picture for \(String(format: "%g", network.readTimeout)) s (data arrives, none decodes)")
+                }
+                interrupt.arm(seconds: max(0.01, lastPictureAt + network.readTimeout - StreamInterrupt.now()))
+            }
             let status = av_read_frame(format, packet)
+            if status < 0, let network, let interrupt {
+                // A live stream has no end to drain to: a failed read ends the connection.
+                if interrupt.reason == .stop { draining = true; return }
+                throw StreamLost(url: path, kind: interrupt.reason == .timeout ? .stall : .drop,
+                                 reason: Self.reason(status, interrupt: interrupt, network: network, doing: "read"))
+            }
+            interrupt?.packetArrived()
             if status == fg_averror_eof(), try continueSequence() { continue }
             if status < 0 {
                 let offset = currentOffset
@@ -368,6 +484,7 @@ public final class MediaReader {
             notePacketEnd(packet.pointee)
             guard packet.pointee.stream_index == streamIndex else { continue }
             packetsRead += 1
+            if let recorder, let format, let stream = format.pointee.streams[Int(streamIndex)] { recorder.record(packet, stream: stream) }
             if isImageSequence, sequencePosition < sequenceNumbers.count {
                 // The picture's own number sets its time (1/rate a number): a hole stays a gap in time.
                 let number = Int64(sequenceNumbers[sequencePosition] - sequenceNumbers[0])
@@ -378,7 +495,7 @@ public final class MediaReader {
             if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 { damageSeen = true }
             let sent = avcodec_send_packet(codec, packet)
             if sent < 0 && sent != fg_averror_eagain() {
-                if sent == fg_averror_invaliddata() {  // a damaged packet: skip it, count it, keep going
+                if sent == fg_averror_invaliddata() || (network != nil && sent != fg_averror(ENOMEM)) {  // a damaged packet: skip it, count it, keep going
                     noteCorrupt()
                     continue
                 }
@@ -420,6 +537,7 @@ public final class MediaReader {
         let avFormat = AVPixelFormat(rawValue: av.pointee.format)
         let sameLayout = PixelFormat(av: avFormat) == outputFormat || (avFormat == AV_PIX_FMT_YUVJ420P && outputFormat == .yuv420p)
         let sameSize = Int(av.pointee.width) == storedSize.width && Int(av.pointee.height) == storedSize.height
+        if !sameSize { resizedFrames += 1 }
         let pictureColor = color(of: av)
         var frame: Frame
         if sameSize, sameLayout, outputFormat == .yuv420p,
@@ -468,6 +586,7 @@ public final class MediaReader {
             timestampRepairs += 1
         }
         previousMediaTime = frame.mediaTime
+        if network != nil { lastPictureAt = StreamInterrupt.now() }
         frame.sequence = framesDecoded
         framesDecoded += 1
         return frame

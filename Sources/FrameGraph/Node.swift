@@ -188,6 +188,10 @@ open class SourceNode: Node, @unchecked Sendable {
     /// that are not files (a camera, a test pattern). Valid after ``Node/start(context:)``.
     open var mediaOrigin: MediaOrigin? { nil }
 
+    /// A network source's connection counters (reconnects, stalls, seconds without signal), for the
+    /// stats and the trace; nil for sources without a connection (a file, a camera, a pattern).
+    open var connection: ConnectionCounters? { nil }
+
     /// Set by the runner when this source has sent its last frame (composites waiting for a partner
     /// from it then know none will come).
     let hasEnded = Atomic<Bool>(false)

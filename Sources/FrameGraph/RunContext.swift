@@ -45,7 +45,7 @@ public final class RunContext: Sendable {
     /// sources after each frame and by the output clock at each tick).
     /// Live: stops the run `duration` seconds of clock time after frames started to flow. Offline the
     /// duration is media time, which each source checks on its frames (``GraphRunner``).
-    func stopIfPastDuration() {
+    public func stopIfPastDuration() {
         if mode == .live, let limit = options.duration, clock.now() - startTime >= limit - 1e-9 {
             reachedDuration.store(true, ordering: .relaxed)
             requestStop()
@@ -197,5 +197,5 @@ public func describe(_ error: any Error) -> String {
         let path = (ns.userInfo[NSFilePathErrorKey] as? String) ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path
         return (path.map { "\($0): " } ?? "") + FileCheck.plainReason(error)
     }
-    return String(describing: error)
+    return StreamURL.redact(String(describing: error))  // a stream address's credentials never reach a message
 }

@@ -30,7 +30,7 @@ public struct RunOptions: Sendable {
     /// Where warnings go (one line each: a stream dropped, a codec re-encoded). Default: standard
     /// error, as "framegraph: warning: …".
     public var warn: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data("framegraph: warning: \(line)\n".utf8))
+        FileHandle.standardError.write(Data("framegraph: warning: \(StreamURL.redact(line))\n".utf8))
     }
     /// What an empty tick does. Default: reuse the last frame.
     public var tickPolicy: TickPolicy = .reuse

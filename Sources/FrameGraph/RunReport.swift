@@ -58,6 +58,8 @@ public struct NodeReport: Codable, Sendable {
     public var modelSource: String?
     /// Network nodes: model switches during the run (`--hot-swap`; 0 without it).
     public var modelSwaps: Int?
+    /// Network sources: reconnects, stalls, drops and seconds without signal.
+    public var connection: ConnectionCounters.Snapshot?
 }
 
 /// What a run did, as printed at the end and written by `--stats` (schema in docs/CLI.md).
@@ -147,7 +149,8 @@ public struct RunReport: Codable, Sendable {
                                     droppedRate: s.droppedRate, duplicatedBusy: s.duplicatedBusy, queuedMax: s.queuedMax,
                                     latency: LatencySummary(s.latency),
                                     endToEnd: isSink ? LatencySummary(s.endToEnd) : nil,
-                                    modelSource: node.modelSource, modelSwaps: node.modelSource == nil ? nil : node.modelSwaps))
+                                    modelSource: node.modelSource, modelSwaps: node.modelSource == nil ? nil : node.modelSwaps,
+                                    connection: (node as? SourceNode)?.connection?.snapshot))
             if node.execution == .source {
                 framesIn += s.emitted
                 atSource += s.droppedAtSource

@@ -22,6 +22,12 @@ import FrameGraph
 /// The file is written under a temporary name beside `path` and finalized and renamed into place in
 /// ``finish(context:)``, which the runner always calls, also after Ctrl-C or an error upstream: what
 /// was written so far plays, and `path` never holds a half-written file.
+///
+/// **Continuous recording.** With ``segments`` (`segment=10m` or `segment-frames=N`) the output is a
+/// series of complete files in `path`'s folder, each named by its start time
+/// (`cam1/2026-12-03T10-00-00.mp4`), each renamed into place when it ends, listed in the folder's
+/// `index.jsonl`, and deleted oldest first past `keep=24h` / `keep-bytes=` (see ``SegmentPlan``).
+/// Segments carry the video only.
 public final class FileSink: SinkNode, @unchecked Sendable {
     public var path: String
     public let settings: MediaWriter.Settings
@@ -38,15 +44,26 @@ public final class FileSink: SinkNode, @unchecked Sendable {
     /// The preset the encoder started at, and its time per frame (live).
     private var startPreset: String?
     private var encodeTimes = LatencyHistogram()
+    /// How the output is cut into segments (not cut by default).
+    public let segments: SegmentPlan.Options
+    private var plan: SegmentPlan?
+    /// The segment being written: its path, start, frames, and where its timestamps start.
+    private var segment: (path: String, start: Date, frames: Int, firstIndex: Int, firstMedia: Double)?
+    private var timing: MediaWriter.Timing = .constantRate(30)
+    private var liveFPS: Double?
 
     public init(name: String = "output", path: String, settings: MediaWriter.Settings = .init(), timingSource: String? = nil,
-                jpegQuality: Int = OptionSpecs.quality.defaultValue) {
+                jpegQuality: Int = OptionSpecs.quality.defaultValue, segments: SegmentPlan.Options = .init()) {
         self.path = path
         self.settings = settings
         self.timingSource = timingSource
         self.jpegQuality = jpegQuality
+        self.segments = segments
         super.init(name: name)
     }
+
+    /// Segments finished so far, and deleted by retention (continuous recording).
+    public var segmentsWritten: [SegmentPlan.Entry] { plan?.entries ?? [] }
 
     override public var kind: String { "encode" }
 
@@ -70,6 +87,9 @@ public final class FileSink: SinkNode, @unchecked Sendable {
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let input = inputs.first else { return nil }
         try requireEightBit(input, hint: "add a 'convert' node")
+        if segments.isSegmented && isImageSequence {
+            throw GraphError.invalidOption(node: name, option: "segment", reason: "an image sequence is not cut into segments; give a video file's name (cam1/rec.mp4)")
+        }
         if isImageSequence {
             try ImageSequenceOutput.checkPattern(path, node: name)
             guard ImageWriter.Kind(path: path) != nil else {
@@ -106,7 +126,8 @@ public final class FileSink: SinkNode, @unchecked Sendable {
     }
 
     override public var filesWritten: [String] {
-        isImageSequence ? ImageSequenceOutput.filesWritten(path) : [path]
+        if segments.isSegmented { return [((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("index.jsonl")] }
+        return isImageSequence ? ImageSequenceOutput.filesWritten(path) : [path]
     }
 
     override public func start(context: RunContext) throws {
@@ -126,6 +147,19 @@ public final class FileSink: SinkNode, @unchecked Sendable {
         } else {
             timing = .constantRate(context.fps)
         }
+        self.timing = timing
+        if segments.isSegmented {
+            // Segments open at their first frame (named by its time); the video only.
+            plan = try SegmentPlan(path: path, options: segments)
+            liveFPS = context.mode == .live ? context.fps : (context.options.outputRate ?? nil)
+            rateConverter = nil
+            return
+        }
+        writer = try makeWriter(path: path, origin: origin, context: context)
+    }
+
+    private func makeWriter(path: String, origin: MediaOrigin?, context: RunContext) throws -> MediaWriter {
+        guard let input = inputs.first else { throw GraphError.nodeFailed(node: name, reason: "no input") }
         var settings = settings
         speed = nil
         encodeTimes = LatencyHistogram()
@@ -137,15 +171,53 @@ public final class FileSink: SinkNode, @unchecked Sendable {
                 speed = EncoderSpeedControl(ladder: Self.autoLadder, fps: context.fps)
             }
         }
+        if origin == nil && segments.isSegmented { settings.audio = "drop" }
         let writer = try MediaWriter(path: path, width: input.width, height: input.height, timing: timing,
-                                     color: origin?.color ?? .unspecified, rotation: origin?.rotation ?? 0, settings: settings, origin: origin)
+                                     color: self.origin?.color ?? .unspecified, rotation: self.origin?.rotation ?? 0, settings: settings, origin: origin)
         for note in writer.notes { context.warn("\(name): \(note)") }
         if writer.encoderName != "libx264" { speed = nil }
         startPreset = writer.preset
-        self.writer = writer
+        return writer
+    }
+
+    /// Continuous recording: ends the segment when it is complete, opens the next at its first frame.
+    private func consumeSegmented(_ frame: Frame, index: Int, context: RunContext) throws {
+        guard var plan else { return }
+        if let s = segment, plan.isComplete(frames: s.frames, seconds: frame.mediaTime - s.firstMedia, fps: liveFPS) {
+            try closeSegment(context: context)
+            plan = self.plan ?? plan
+        }
+        if segment == nil {
+            let start = Date()
+            let path = plan.nextPath(startingAt: start)
+            writer = try makeWriter(path: path, origin: nil, context: context)
+            segment = (path, start, 0, index, frame.mediaTime)
+        }
+        guard let writer, var s = segment else { return }
+        if liveFPS != nil || origin == nil {
+            try writer.write(frame, pts: Int64(index - s.firstIndex))
+        } else {
+            let tb = Double(writer.timeBase.numerator) / Double(writer.timeBase.denominator)
+            try writer.write(frame, pts: Int64(((frame.mediaTime - s.firstMedia) / tb).rounded()))
+        }
+        s.frames += 1
+        segment = s
+    }
+
+    /// Finishes the segment being written (renamed into place), notes it in the index, applies retention.
+    private func closeSegment(context: RunContext) throws {
+        guard let s = segment, var plan else { return }
+        segment = nil
+        let writer = self.writer
+        self.writer = nil
+        try writer?.finish()
+        let removed = try plan.finished(path: s.path, start: s.start, end: Date(), frames: s.frames)
+        self.plan = plan
+        for file in removed.prefix(3) { context.warn("\(name): retention deleted \(file)") }
     }
 
     override public func consume(_ frame: Frame, index: Int, context: RunContext) throws {
+        if plan != nil { return try consumeSegmented(frame, index: index, context: context) }
         if let images {
             _ = try ImageSequenceOutput.write(frame, index: index, pattern: path, node: name, writer: images, quality: jpegQuality,
                                               context: context)
@@ -223,6 +295,13 @@ public final class FileSink: SinkNode, @unchecked Sendable {
             images = nil
             pendingFrame = nil
         }
+        if plan != nil {
+            if segment == nil && plan?.entries.isEmpty != false && !context.hasFailed {
+                context.warn("\(name): no frame reached the output; no segment was written")
+            }
+            try closeSegment(context: context)
+            return
+        }
         if var converter = rateConverter, let held = pendingFrame {
             try write(held, into: converter.finish())
             rateConverter = converter
@@ -260,7 +339,12 @@ extension FileSink {
         public static let quality = NodeOption.int("quality", default: 3, 2...31, "JPEG quality of an image sequence (2 best … 31)")
         public static let tune = NodeOption<String?>.choice("tune", [("none", nil)] + MediaWriter.Settings.tunes.map { ($0, $0) }, default: "none",
                                                    "x264/x265 tuning (zerolatency: no look-ahead or B-frames, steadier per-frame time, larger files)")
+        public static let segment = NodeOption<String?>.text("segment", required: false,
+                                                             "cut the recording into segments this long (90s, 10m, 1h), each a playable file named by its start time in path's folder")
+        public static let segmentFrames = NodeOption<Int?>.int("segment-frames", required: false, 1...100_000_000, "cut the recording every N frames")
+        public static let keep = NodeOption<String?>.text("keep", required: false, "with segments: delete those older than this (24h, 7d), oldest first")
+        public static let keepBytes = NodeOption<String?>.text("keep-bytes", required: false, "with segments: delete the oldest while all are larger than this (500M, 20G)")
         public static let all = [path.spec, codec.spec, crf.spec, bitrate.spec, preset.spec, pixelFormat.spec, threads.spec, audio.spec,
-                                 timing.spec, quality.spec, tune.spec]
+                                 timing.spec, quality.spec, tune.spec, segment.spec, segmentFrames.spec, keep.spec, keepBytes.spec]
     }
 }

@@ -15,7 +15,7 @@ import FrameGraph
 public struct PipelineChanges: Sendable {
     /// `--camera`, `--camera-size`, `--camera-fps`, `--camera-format`, `--reconnect`.
     public var camera = CameraCommandLine()
-    /// `--input PATH`: every `file` source reads it.
+    /// `--input PATH`: every `file` source reads it (a URL: they become `stream` sources, with `network.allow`).
     public var input: String?
     /// More inputs (`--input` given again, `--inputs FILE`): with ``input``, two or more make a
     /// multi-stream run (``PipelineDocument/replicate(streams:batch:)``), replacing the pipeline's own
@@ -23,6 +23,8 @@ public struct PipelineChanges: Sendable {
     public var inputs: [String] = []
     /// `--batch N`: most frames of different streams a shared network worker runs in one turn.
     public var batch = 1
+    /// `--allow-network`, `--reconnect[=false]`, `--stream-transport`, `--on-loss`, `--credentials`.
+    public var network = StreamCommandLine()
     /// `--loop`: file sources loop (ignored with a camera).
     public var loop = false
     /// `--audio copy|drop|aac`.
@@ -42,6 +44,8 @@ public struct PipelineChanges: Sendable {
     public struct Applied: Sendable, Equatable {
         /// Whether the pipeline reads a camera (the run is then live).
         public var hasCamera: Bool
+        /// Whether the pipeline reads a network stream (the run is then live too).
+        public var hasStream = false
         /// The preview's outcome, when one was asked for.
         public var preview: PipelineDocument.PreviewOutcome?
     }
@@ -64,7 +68,12 @@ public struct PipelineChanges: Sendable {
             throw PipelineError(origin: "--preview", message: "a window shows one stream; this run has \(streams.count) (write them with --output out/{stream}.mp4)")
         }
         let hasCamera = try camera.apply(to: &document)
-        if streams == nil, let input = allInputs.first { try document.applyInput(input) }
+        if let streams, let url = streams.first(where: { StreamCommandLine.isURL($0.path) }) {
+            throw PipelineError(origin: "--input", message: "\(StreamURL.redact(url.path)): network streams run one per process for now; several files may share one (give the cameras to separate runs)")
+        }
+        let url = streams == nil ? allInputs.first.flatMap { StreamCommandLine.isURL($0) ? $0 : nil } : nil
+        if streams == nil, let input = allInputs.first, url == nil { try document.applyInput(input) }
+        let hasStream = try network.apply(to: &document, input: url)
         if loop && !hasCamera { try document.applyLoop() }
         if let audio { try document.applyAudio(audio) }
         if let output {
@@ -79,7 +88,7 @@ public struct PipelineChanges: Sendable {
             // Preview only writes what the command line names (--output, --results, --set NODE.path=…).
             preview = try document.applyPreview(title: previewTitle, writeFiles: false)
         }
-        return Applied(hasCamera: hasCamera, preview: preview)
+        return Applied(hasCamera: hasCamera, hasStream: hasStream, preview: preview)
     }
 
     /// The run mode for a pipeline that does (or does not) read a camera, given the mode asked for

@@ -26,6 +26,7 @@ extension NodeCatalog {
                 orientation: try o.value(S.orientation), rate: try o.value(S.rate)))
         },
         .camera,
+        .stream,
         NodeType(name: "pattern", role: .source, summary: "synthetic frames with the frame number stamped in",
                  options: PatternSource.OptionSpecs.all) { name, o in
             typealias S = PatternSource.OptionSpecs
@@ -286,7 +287,7 @@ extension NodeCatalog {
                                                 threads: try o.value(S.threads), audio: try o.value(S.audio))
             settings.tune = try o.value(S.tune)
             return FileSink(name: name, path: try o.required(S.path), settings: settings,
-                            timingSource: try o.value(S.timing), jpegQuality: try o.value(S.quality))
+                            timingSource: try o.value(S.timing), jpegQuality: try o.value(S.quality), segments: try o.segmentOptions())
         },
         NodeType(name: "png", role: .sink, summary: "every Nth frame as a PNG (path with %d or %05d)", options: PNGSink.OptionSpecs.all) { name, o in
             PNGSink(name: name, pattern: try o.required(PNGSink.OptionSpecs.path), every: try o.value(PNGSink.OptionSpecs.every))
@@ -298,6 +299,31 @@ extension NodeCatalog {
 }
 
 extension OptionValues {
+    /// The encode node's continuous-recording options (`segment`, `segment-frames`, `keep`, `keep-bytes`).
+    func segmentOptions() throws -> SegmentPlan.Options {
+        typealias S = FileSink.OptionSpecs
+        return try segmentOptions(seconds: S.segment, frames: S.segmentFrames, keep: S.keep, keepBytes: S.keepBytes, segmented: false)
+    }
+
+    /// Segment options from the given specs; `segmented`: the node records anyway (keep applies).
+    func segmentOptions(seconds secondsSpec: NodeOption<String?>, frames framesSpec: NodeOption<Int?>, keep keepSpec: NodeOption<String?>,
+                        keepBytes keepBytesSpec: NodeOption<String?>, segmented: Bool) throws -> SegmentPlan.Options {
+        func read<T>(_ spec: NodeOption<String?>, _ parse: (String) -> T?, _ example: String) throws -> T? {
+            guard let text = try value(spec) else { return nil }
+            if let v = parse(text) { return v }
+            guard let o = option(spec.name) else { return nil }
+            throw error(o, "cannot read '\(text.prefix(40))' (e.g. \(example))")
+        }
+        var options = SegmentPlan.Options(seconds: try read(secondsSpec, SegmentPlan.seconds, "90s, 10m, 1h"), frames: try value(framesSpec),
+                                          keepSeconds: try read(keepSpec, SegmentPlan.seconds, "24h, 7d"), keepBytes: try read(keepBytesSpec, SegmentPlan.bytes, "500M, 20G"))
+        if !segmented && !options.isSegmented && (options.keepSeconds != nil || options.keepBytes != nil),
+           let o = option(keepSpec.name) ?? option(keepBytesSpec.name) {
+            throw error(o, "\(keepSpec.name) and \(keepBytesSpec.name) apply to segments: add \(secondsSpec.name)=10m or \(framesSpec.name)=N")
+        }
+        if options.frames != nil { options.seconds = nil }
+        return options
+    }
+
     /// A network node's `scale`/`offset` options as an input normalisation (nil when neither is given:
     /// the model's own).
     func inputNormalization() throws -> InputNormalization? {

@@ -14,6 +14,8 @@ struct Arguments {
     private(set) var positional: [String] = []
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
+    /// Flags given as `--name=false`.
+    private var negated: Set<String> = []
 
     init(_ words: [String], spec: CommandSpec) throws {
         self.spec = spec
@@ -59,8 +61,12 @@ struct Arguments {
                 try Self.check(value, for: option)
                 values[name, default: []].append(value)
             } else {
-                guard inlineValue == nil else { throw UsageError(description: "option --\(name) takes no value") }
-                flags.insert(name)
+                // A flag may be spelled out: --name=true or --name=false.
+                switch inlineValue {
+                case nil, "true": flags.insert(name); negated.remove(name)
+                case "false": negated.insert(name); flags.remove(name)
+                default: throw UsageError(description: "option --\(name) takes no value (or =true, =false)")
+                }
             }
         }
     }
@@ -98,6 +104,8 @@ struct Arguments {
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func has(_ name: String) -> Bool { flags.contains(name) }
+    /// A flag as given: true (`--name`, `--name=true`), false (`--name=false`), nil when absent.
+    func flag(_ name: String) -> Bool? { flags.contains(name) ? true : (negated.contains(name) ? false : nil) }
 
     /// The number given to `--name` (checked against its spec when parsed), or nil.
     func number(_ name: String) -> Double? { value(name).flatMap(Double.init) }

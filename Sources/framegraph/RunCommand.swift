@@ -20,9 +20,9 @@ struct RunCommand {
         let hasCamera = try rewrite(&pipeline.document, title: pipeline.name)
         var run = options
         if hasCamera {
-            // A camera delivers in real time: the run is live.
+            // A camera or a stream delivers in real time: the run is live.
             run.mode = try PipelineChanges.mode(requested: arguments.value("mode").flatMap(RunMode.init(rawValue:)), hasCamera: true)
-            if arguments.has("loop") { throw Arguments.UsageError(description: "--loop applies to file sources; a camera has no end to loop from") }
+            if arguments.has("loop") { throw Arguments.UsageError(description: "--loop applies to file sources; a camera or stream has no end to loop from") }
         }
         let serve = checkOnly ? nil : try ServeCommandLine.parse(arguments)
         let models = ModelService(modelConfiguration(pipelineFile: pipeline.file))
@@ -130,13 +130,18 @@ struct RunCommand {
     }
 
     /// The command line's changes to the pipeline (``PipelineChanges``, applied in its order).
-    /// Returns whether the pipeline reads a camera.
+    /// Returns whether the pipeline reads a camera or a network stream (the run is then live).
     private func rewrite(_ document: inout PipelineDocument, title: String) throws -> Bool {
         var changes = PipelineChanges()
         changes.camera = CameraCommandLine(path: arguments.value("camera"), size: arguments.value("camera-size"), fps: arguments.value("camera-fps"),
                                            format: arguments.value("camera-format"), reconnect: arguments.has("reconnect"))
         changes.inputs = try arguments.all("input") + (arguments.value("inputs").map(StreamInput.readList) ?? [])
         changes.batch = arguments.integer("batch")
+        changes.network.allow = arguments.has("allow-network")
+        changes.network.reconnect = arguments.flag("reconnect")
+        changes.network.transport = arguments.value("stream-transport")
+        changes.network.onLoss = arguments.value("on-loss")
+        changes.network.credentialsFile = arguments.value("credentials")
         changes.loop = arguments.has("loop")
         changes.audio = arguments.value("audio")
         changes.output = arguments.value("output")
@@ -147,7 +152,7 @@ struct RunCommand {
         if case .nothingToShow(let why) = applied.preview {
             FileHandle.standardError.write(Data("framegraph: warning: --preview: \(why)\n".utf8))
         }
-        return applied.hasCamera
+        return applied.hasCamera || applied.hasStream
     }
 
     /// Mode, clock rate, policy, duration, trace, stats and presentation delay from the command line.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds one of FrameGraph's libFuzzer targets with AddressSanitizer and runs it.
 #
-#   tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif|deployment|http SECONDS [libFuzzer options…]
+#   tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif|deployment|http|streamurl SECONDS [libFuzzer options…]
 #
 # tflite:   TFLite flatbuffers → import → resource checks → compile → one prediction
 # onnx:     ONNX protobuf → the same
@@ -12,6 +12,7 @@
 # exif:     a JPEG's marker segments and the EXIF orientation in its APP1 segment
 # deployment: model archives (.fgarchive), collection manifests and signatures, team keys, machine configs
 # http:     an HTTP request head as `--serve` reads it (bounded parser, the access-token check)
+# streamurl: a network stream's address and credentials line (StreamURL), and redaction of any text
 #
 # The corpus lives in .build-fuzz/corpus/TARGET (seeded from the real models and pipeline files, so
 # runs build on each other); crashes go to .build-fuzz/artifacts/TARGET/. A crash replays without
@@ -22,8 +23,8 @@ cd "$(dirname "$0")/../.."
 target=${1:-}
 seconds=${2:-60}
 case "$target" in
-  tflite|onnx|pipeline|results|metadata|metaltensor|exif|deployment|http) ;;
-  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif|deployment|http SECONDS [libFuzzer options…]" >&2; exit 2 ;;
+  tflite|onnx|pipeline|results|metadata|metaltensor|exif|deployment|http|streamurl) ;;
+  *) echo "usage: tools/fuzz/run.sh tflite|onnx|pipeline|results|metadata|metaltensor|exif|deployment|http|streamurl SECONDS [libFuzzer options…]" >&2; exit 2 ;;
 esac
 shift 2 || shift $#
 product="fuzz-$target"
@@ -55,6 +56,11 @@ case "$target" in
     printf '\x40GET /picture.jpg?token=fuzz-token-0123456789&x=%%41+b HTTP/1.0\r\nCookie: a=b; framegraph_token=x\r\n\r\n' > "$corpus/query"
     printf '\x80POST /stop HTTP/1.1\r\nContent-Length: 0\r\n\r\n' > "$corpus/stop"
     extra=(-max_len=12000 -dict=tools/fuzz/http.dict) ;;
+  streamurl)
+    printf 'rtsp://viewer:fuzz-secret-0123@127.0.0.1:8554/cam' > "$corpus/rtsp"
+    printf 'srt://127.0.0.1:9000?mode=caller&passphrase=fuzz-secret-0123\n' > "$corpus/srt"
+    printf 'rtsp://cam.local/live\nviewer:fuzz-secret-0123' > "$corpus/credentials"
+    extra=(-max_len=5000) ;;
   pipeline)
     for f in pipelines/*.fg; do cp -n "$f" "$corpus/$(basename "$f")"; done
     extra=(-max_len=4096 -dict=tools/fuzz/pipeline.dict) ;;
