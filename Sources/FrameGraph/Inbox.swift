@@ -56,6 +56,29 @@ struct NodeCall {
         }
     }
 
+    /// What ``prepare(_:for:under:)`` made for a frame (nil inside: the node prepares nothing).
+    struct Prepared {
+        let value: (any Sendable)?
+    }
+
+    /// Runs `filter`'s ``FilterNode/prepare(_:context:)`` under `lock` (frames can reach one node from
+    /// more than one thread: an inline composite upstream completes pairs on whichever thread brings
+    /// the last part), its time recorded as the node's prepare stage. Nil after failing the run.
+    func prepare(_ frame: Frame, for filter: FilterNode, under lock: NSLock) -> Prepared? {
+        lock.lock()
+        defer { lock.unlock() }
+        let start = context.clock.now()
+        do {
+            let value = try filter.prepare(frame, context: context)
+            let end = context.clock.now()
+            filter.counters.update { $0.prepare.record(end - start) }
+            return Prepared(value: value)
+        } catch {
+            context.fail(error, node: filter.name)
+            return nil
+        }
+    }
+
     /// Counts a frame a busy worker did not run (refused, or displaced from its waiting slot) and
     /// marks it on the worker's trace track.
     func dropBusy(sequence: Int, lane: Lane) {

@@ -247,16 +247,8 @@ final class SharedWorkerInbox: Inbox, @unchecked Sendable {
             call.dropBusy(sequence: frame.sequence, lane: worker.lane)
             return
         }
-        let prepared: (any Sendable)?
-        do {
-            prepareLock.lock()
-            defer { prepareLock.unlock() }
-            prepared = try filter.prepare(frame, context: context)
-        } catch {
-            context.fail(error, node: filter.name)
-            return
-        }
-        if worker.submit(member: member, BatchItem(node: filter, frame: frame, prepared: prepared)) == .refused {
+        guard let prepared = call.prepare(frame, for: filter, under: prepareLock) else { return }
+        if worker.submit(member: member, BatchItem(node: filter, frame: frame, prepared: prepared.value)) == .refused {
             call.dropBusy(sequence: frame.sequence, lane: worker.lane)
         }
     }

@@ -181,26 +181,13 @@ final class WorkerInbox: Inbox, @unchecked Sendable {
     func accept(_ frame: Frame, port: Int, lane callerLane: Lane) {
         filter.counters.update { $0.received += 1 }
         // Live: a frame the busy worker would refuse is dropped before any work is done for it.
-        let prepared: (any Sendable)?
         if context.mode == .live && !worker.isIdle {
             call.dropBusy(sequence: frame.sequence, lane: worker.lane)
             return
         }
-        do {
-            // Frames can reach one node from more than one thread (an inline composite upstream
-            // completes pairs on whichever thread brings the last part): one prepare at a time.
-            prepareLock.lock()
-            defer { prepareLock.unlock() }
-            let start = context.clock.now()
-            prepared = try filter.prepare(frame, context: context)
-            let end = context.clock.now()
-            filter.counters.update { $0.prepare.record(end - start) }
-        } catch {
-            context.fail(error, node: filter.name)
-            return
-        }
+        guard let prepared = call.prepare(frame, for: filter, under: prepareLock) else { return }
         let submission = worker.submit(tag: frame.sequence) { [self] in
-            if let out = call.timed(lane: worker.lane, sequence: frame.sequence, { try filter.process(frame, prepared: prepared, context: context) }) {
+            if let out = call.timed(lane: worker.lane, sequence: frame.sequence, { try filter.process(frame, prepared: prepared.value, context: context) }) {
                 call.forward(out, lane: worker.lane)
             }
         }

@@ -31,65 +31,46 @@ enum Socket {
     /// A listening TCP socket on `address`:`port`, IPv4 or IPv6 (port 0: one the system picks; an
     /// IPv6 socket takes IPv6 only). Returns the descriptor and the port it is bound to.
     static func listen(address: String, port: UInt16, backlog: Int32 = 64) throws(SocketError) -> (fd: Int32, port: UInt16) {
-        if isIPv6(address) { return try listen6(address: address, port: port, backlog: backlog) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, address, &addr.sin_addr) == 1 else { throw SocketError("read address \(address.prefix(64))", code: EINVAL) }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let six = isIPv6(address)
+        let shown = six ? "[\(address)]" : address
+        var storage = sockaddr_storage()
+        let length = socklen_t(six ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+        let parsed = withUnsafeMutablePointer(to: &storage) { p -> Int32 in
+            if six {
+                return p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
+                    a.pointee.sin6_family = sa_family_t(AF_INET6)
+                    a.pointee.sin6_port = port.bigEndian
+                    return inet_pton(AF_INET6, address, &a.pointee.sin6_addr)
+                }
+            }
+            return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
+                a.pointee.sin_family = sa_family_t(AF_INET)
+                a.pointee.sin_port = port.bigEndian
+                return inet_pton(AF_INET, address, &a.pointee.sin_addr)
+            }
+        }
+        guard parsed == 1 else { throw SocketError("read address \(address.prefix(64))", code: EINVAL) }
+        let fd = socket(six ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError("open a socket") }
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        if six { _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
+        let bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
         guard bound == 0 else {
             let e = errno
             close(fd)
-            throw SocketError("bind \(address):\(port)", code: e)
+            throw SocketError("bind \(shown):\(port)", code: e)
         }
         guard Glibc.listen(fd, backlog) == 0 else {
             let e = errno
             close(fd)
-            throw SocketError("listen on \(address):\(port)", code: e)
+            throw SocketError("listen on \(shown):\(port)", code: e)
         }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, UInt16(bigEndian: actual.sin_port))
-    }
-
-    private static func listen6(address: String, port: UInt16, backlog: Int32) throws(SocketError) -> (fd: Int32, port: UInt16) {
-        var addr = sockaddr_in6()
-        addr.sin6_family = sa_family_t(AF_INET6)
-        addr.sin6_port = port.bigEndian
-        guard inet_pton(AF_INET6, address, &addr.sin6_addr) == 1 else { throw SocketError("read address \(address.prefix(64))", code: EINVAL) }
-        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SocketError("open an IPv6 socket") }
-        var one: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-        }
-        guard bound == 0 else {
-            let e = errno
-            close(fd)
-            throw SocketError("bind [\(address)]:\(port)", code: e)
-        }
-        guard Glibc.listen(fd, backlog) == 0 else {
-            let e = errno
-            close(fd)
-            throw SocketError("listen on [\(address)]:\(port)", code: e)
-        }
-        var actual = sockaddr_in6()
-        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, UInt16(bigEndian: actual.sin6_port))
+        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }
+        // The port sits at the same place in both address forms.
+        let boundPort = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port } }
+        return (fd, UInt16(bigEndian: boundPort))
     }
 
     /// A pending connection (non-blocking, close-on-exec), or nil when none waits.
