@@ -1,4 +1,3 @@
-import FFmpegSupport
 import Foundation
 import FrameGraph
 import FrameGraphLabeling
@@ -78,21 +77,12 @@ struct LabelRequest: Decodable, Sendable {
             options.centreCrop = centre
         }
         let labeler = try ImageLabeler(options: options)
-        let reader = try MediaReader(path: file, options: .init())
-        var frames: [Frame] = []
-        while frames.count < 2, let f = try reader.nextFrame() { frames.append(f) }  // a photo has one picture
-        guard let first = frames.first else { throw GraphError.io(path: file, reason: "holds no picture") }
-        let answer: Answer
-        if frames.count == 1 {
-            answer = Answer(file: file, photo: true, labels: try labeler.results(in: first), frames: nil)
-        } else {
-            let limit = maxFrames ?? .max
-            var lines: [Line] = []
-            func label(_ frame: Frame) throws { lines.append(Line(index: lines.count, time: frame.mediaTime, labels: try labeler.results(in: frame))) }
-            for f in frames where lines.count < limit { try label(f) }
-            while lines.count < limit, let f = try reader.nextFrame() { try label(f) }
-            answer = Answer(file: file, photo: false, labels: nil, frames: lines)
+        var photo: [ImageLabel]?
+        var lines: [Line] = []
+        try labeler.labelFile(file, maxFrames: maxFrames ?? .max) { index, time, labels in
+            if let index { lines.append(Line(index: index, time: time, labels: labels)) } else { photo = labels }
         }
+        let answer = photo.map { Answer(file: file, photo: true, labels: $0, frames: nil) } ?? Answer(file: file, photo: false, labels: nil, frames: lines)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(answer), as: UTF8.self)

@@ -53,25 +53,10 @@ struct LabelCommand {
             }
         }
         for file in files {
-            let reader = try MediaReader(path: file, options: .init())
-            var frames: [Frame] = []
-            // A photo has one picture: read two to tell a photo from a video.
-            while frames.count < 2, let f = try reader.nextFrame() { frames.append(f) }
-            guard let first = frames.first else { throw GraphError.io(path: file, reason: "holds no picture") }
-            if frames.count == 1 {
-                try emit(Line(file: file, index: nil, time: nil, labels: try labeler.results(in: first)))
-                continue
+            try labeler.labelFile(file, shouldStop: { Interrupts.shared.interrupted }) { index, time, labels in
+                try emit(Line(file: file, index: index, time: time, labels: labels))
             }
-            var index = 0
-            func label(_ frame: Frame) throws {
-                try emit(Line(file: file, index: index, time: frame.mediaTime, labels: try labeler.results(in: frame)))
-                index += 1
-            }
-            for f in frames { try label(f) }
-            while let f = try reader.nextFrame() {
-                if Interrupts.shared.interrupted { return 130 }
-                try label(f)
-            }
+            if Interrupts.shared.interrupted { return 130 }
         }
         return 0
     }
