@@ -42,8 +42,8 @@ public struct StreamInput: Sendable, Equatable {
         let rest = redacted.range(of: "://").map { redacted[$0.upperBound...] } ?? Substring(redacted)
         let address = rest.prefix { $0 != "?" && $0 != "#" }
         var authority = address.prefix { $0 != "/" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         let parts = address.dropFirst(authority.count).split(separator: "/")
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         if let last = parts.last {
             let name = URL(fileURLWithPath: String(last)).deletingPathExtension().lastPathComponent
             if !name.isEmpty { return name }

@@ -188,27 +188,42 @@ import TestSupport
     func hostileServersAreBoundedCountedAndOneLine() throws {
         let good = try tsClip("pattern-4s.ts", seconds: 4)
         let server = try Server("/usr/bin/env", ["python3", TestEnvironment.root.appendingPathComponent("tools/streams/hostile_stream_server.py").path, good])
-        // Misbehaving from the first byte, reconnect=false: the connection fails within open-timeout,
-        // one line, status 2 (the stream could not start: refused before the run).
+        // Every case at once (the server serves each connection on its own thread; each run waits
+        // on the network, not the CPU), then each checked.
+        let cases: [(name: String, arguments: [String])] = [
+            // Misbehaving from the first byte, reconnect=false: the connection fails within
+            // open-timeout, one line, status 2 (the stream could not start: refused before the run).
+            ("slow", []), ("endless-header", []), ("huge", []), ("garbage", []),
+        ].map { path, _ in
+            (path, ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/\(path) open-timeout=1 timeout=1 reconnect=false -> null", "--allow-network", "--duration", "20"])
+        } + [
+            // With reconnect (the default) it is tried again until the run's duration has passed.
+            ("garbage-retried", ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/garbage open-timeout=0.5 backoff=0.2 backoff-max=0.4 -> null",
+                                 "--allow-network", "--duration", "2"]),
+        ] + ["good-then-garbage", "good-then-slow"].map { path in
+            // Good, then misbehaving: counted as a stall or drop; reconnect=false ends the run after it.
+            (path, ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/\(path) timeout=1.5 reconnect=false -> encode path=out.mp4", "--allow-network", "--duration", "20"])
+        }
+        let results = Protected([String: Result<Run, any Error>]())
+        DispatchQueue.concurrentPerform(iterations: cases.count) { i in
+            let result = Result { try NetworkFixtures.run("hostile-\(cases[i].name)", cases[i].arguments, timeout: 40) }
+            results.withLock { $0[cases[i].name] = result }
+        }
+        let runs = try results.withLock { all in try all.mapValues { try $0.get() } }
         for path in ["slow", "endless-header", "huge", "garbage"] {
-            let r = try run("hostile-\(path)", ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/\(path) open-timeout=1 timeout=1 reconnect=false -> null",
-                                                "--allow-network", "--duration", "20"], timeout: 40)
+            let r = try #require(runs[path])
             #expect(r.result.status == 2, "\(path): \(r.result.stderr)")
             #expect(r.result.stderr.split(separator: "\n").count == 1, "\(path): \(r.result.stderr)")
             #expect(r.result.stderr.contains("127.0.0.1:\(server.port)/\(path)"), "\(path): \(r.result.stderr)")
         }
-        // With reconnect (the default) it is tried again until the run's duration has passed: then
-        // the last failure, status 2; a line said it was waiting.
-        let retried = try run("hostile-garbage-retried", ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/garbage open-timeout=0.5 backoff=0.2 backoff-max=0.4 -> null",
-                                                          "--allow-network", "--duration", "2"], timeout: 40)
+        // Retried: then the last failure, status 2; a line said it was waiting.
+        let retried = try #require(runs["garbage-retried"])
         #expect(retried.result.status == 2, "\(retried.result.stderr)")
         #expect(retried.result.stderr.contains("cannot connect yet") && retried.result.stderr.contains("no connection within the run's duration (2 s)"),
                 "\(retried.result.stderr)")
         #expect(retried.result.stderr.split(separator: "\n").count == 2, "\(retried.result.stderr)")
-        // Good, then misbehaving: counted as a stall or drop; reconnect=false ends the run after it.
         for path in ["good-then-garbage", "good-then-slow"] {
-            let r = try run("hostile-\(path)", ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/\(path) timeout=1.5 reconnect=false -> encode path=out.mp4",
-                                                "--allow-network", "--duration", "20"], timeout: 40)
+            let r = try #require(runs[path])
             #expect(r.result.status == 1, "\(path): \(r.result.stderr)")
             #expect(r.count("stalls") + r.count("drops") == 1, "\(path): \(r.connection)")
             #expect((r.stats["framesIn"] as? Int ?? 0) > 10, "\(path): \(r.stats)")

@@ -47,7 +47,8 @@ import TestSupport
     @Test func networkAddressesAmongTheInputsBecomeStreamSourcesNamedWithoutCredentials() throws {
         var doc = try PipelineParser.parse(portrait, file: "p.fg")
         var changes = PipelineChanges()
-        changes.inputs = ["rtsp://admin:hunter2@10.0.0.7:554/front", "rtsp://10.0.0.8/front?token=hunter2", "udp://127.0.0.1:5000", "clips/yard.mkv"]
+        changes.inputs = ["rtsp://admin:hunter2@10.0.0.7:554/front", "rtsp://10.0.0.8/front?token=hunter2", "udp://127.0.0.1:5000", "clips/yard.mkv",
+                          "rtsp://admin:hunter2@10.0.0.9:8554"]
         // Without the opt-in: one line, no password in it.
         var refused = doc
         #expect(throws: PipelineError.self) { _ = try changes.apply(to: &refused) }
@@ -58,7 +59,7 @@ import TestSupport
         changes.network.reconnect = false
         let applied = try changes.apply(to: &doc)
         #expect(applied.hasStream)
-        #expect(doc.streamNames == ["front", "front-2", "127.0.0.1-5000", "yard"])
+        #expect(doc.streamNames == ["front", "front-2", "127.0.0.1-5000", "yard", "10.0.0.9-8554"])
         #expect(!doc.streamNames.joined().contains("hunter2") && !doc.streamNames.joined().contains("admin"))
         for (stream, url) in [("front", "rtsp://admin:hunter2@10.0.0.7:554/front"), ("127.0.0.1-5000", "udp://127.0.0.1:5000")] {
             let source = try #require(doc.declarations.first { $0.name == "\(stream)/source" })
