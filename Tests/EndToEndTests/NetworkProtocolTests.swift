@@ -8,7 +8,8 @@ import TestSupport
 /// multipart over HTTP, RTMP, MPEG-TS over UDP, RTP with an SDP file (both from ffmpeg), and RTSP
 /// over UDP and inside TLS (rtsps, GStreamer's RTSP server). Each run lasts 2 s of a 30 fps stream
 /// (60 frames): at least half must come through, and the file written holds what the stats count.
-@Suite(.serialized) struct NetworkProtocolTests {
+/// Tests run side by side (each its own sender, port and folder).
+@Suite struct NetworkProtocolTests {
     typealias Fixtures = NetworkFixtures
 
     /// Runs `stream url=URL … -> encode path=out.mp4` for 2 s and checks what came out.

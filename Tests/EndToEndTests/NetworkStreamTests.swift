@@ -6,8 +6,9 @@ import TestSupport
 /// Network sources end to end, against real servers on 127.0.0.1 only: GStreamer's RTSP server
 /// (tools/streams/rtsp_server.py, killed and restarted mid-run), ffmpeg's HTTP/MPEG-TS and SRT
 /// listeners, and hostile servers (tools/streams/hostile_stream_server.py). Every run is bounded by
-/// the source's own timeouts; the tests assert counts and lines, never speed.
-@Suite(.serialized) struct NetworkStreamTests {
+/// the source's own timeouts; the tests assert counts and lines, never speed. Tests run side by side
+/// (each has its own server, port, clip and folder; they wait on the network far more than they compute).
+@Suite struct NetworkStreamTests {
     typealias Server = NetworkFixtures.Server
     typealias Run = NetworkFixtures.Run
     static var hasRTSPServer: Bool { NetworkFixtures.hasRTSPServer }
@@ -124,7 +125,7 @@ import TestSupport
 
     @Test(.enabled(if: ffmpegPath != nil, "needs ffmpeg (scripts/install-deps.sh)"))
     func httpMPEGTSFromFFmpegsListener() throws {
-        let clip = try tsClip("pattern-8s.ts", seconds: 8)
+        let clip = try tsClip("http-8s.ts", seconds: 8)
         let port = Self.freePort()
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: try #require(ffmpegPath))
@@ -142,7 +143,7 @@ import TestSupport
 
     @Test(.enabled(if: hasSRT, "needs ffmpeg built with SRT (Debian's is)"))
     func srtFromFFmpegsListener() throws {
-        let clip = try tsClip("pattern-8s.ts", seconds: 8)
+        let clip = try tsClip("srt-8s.ts", seconds: 8)
         let port = Self.freePort()
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: try #require(ffmpegPath))
