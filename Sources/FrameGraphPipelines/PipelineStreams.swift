@@ -114,7 +114,7 @@ extension PipelineDocument {
     /// Repeats the whole pipeline once per stream: stream `s` gets a copy of every node, called
     /// `s/NAME`, its `file` source reading the stream's path, `{stream}` in every option value
     /// replaced by `s`, and the same connections (a stream whose path is a network address gets a
-    /// `stream` source with `url=` instead). The pipeline must have one `file` source, and each
+    /// `stream` source with `url=` and the source's `--set` options instead). The pipeline must have one `file` source, and each
     /// file it writes must name `{stream}` (one file per stream). ``Pipeline/build(_:catalog:models:)``
     /// then gives the copies of each worker node (a network) one shared worker and one model.
     public mutating func replicate(streams: [StreamInput], batch: Int = 1) throws {
@@ -139,9 +139,11 @@ extension PipelineDocument {
                 }
                 if d.name == source.name, StreamURL.looksLikeURL(stream.path) {
                     // A network address: this stream's source is a `stream` node reading it (the
-                    // command line's network options are applied to it afterwards).
+                    // command line's network options are applied to it afterwards); of the file
+                    // source's options it keeps those `--set` gave (`--set source.width=640`).
                     copy.type = "stream"
-                    copy.options = [Option(key: "url", value: stream.path, location: d.location, valueLocation: d.location, origin: "stream '\(stream.name)'")]
+                    copy.options = copy.options.filter { $0.key != "path" && $0.origin?.hasPrefix("--set ") == true }
+                        + [Option(key: "url", value: stream.path, location: d.location, valueLocation: d.location, origin: "stream '\(stream.name)'")]
                 } else if d.name == source.name {
                     copy.options.removeAll { $0.key == "path" }
                     copy.options.append(Option(key: "path", value: stream.path, location: d.location, valueLocation: d.location, origin: "stream '\(stream.name)'"))

@@ -73,6 +73,24 @@ import TestSupport
         #expect(option(doc, "yard/source", "path") == "clips/yard.mkv")
     }
 
+    @Test func aDeclaredSizeGivenWithSetReachesEveryCamera() throws {
+        var doc = try PipelineParser.parse(portrait.replacingOccurrences(of: "path=in.mp4", with: "path=in.mp4 loop=true"), file: "p.fg")
+        var changes = PipelineChanges()
+        changes.inputs = ["rtsp://10.0.0.7/front", "rtsp://10.0.0.8/back"]
+        changes.network.allow = true
+        changes.settings = ["source.width=640", "source.height=480"]
+        _ = try changes.apply(to: &doc)
+        for stream in ["front", "back"] {
+            // The file's own options (loop) are not a stream's; what --set gave is kept.
+            let source = try #require(doc.declarations.first { $0.name == "\(stream)/source" })
+            #expect(source.options.map(\.key).sorted() == ["height", "network", "url", "width"], "\(source.options.map(\.key))")
+            #expect(option(doc, "\(stream)/source", "width") == "640" && option(doc, "\(stream)/source", "height") == "480")
+        }
+        // And it builds: two stream sources with a declared 640×480.
+        let pipeline = try Pipeline.build(doc)
+        #expect(pipeline.sources.count == 2 && pipeline.sources.allSatisfy { $0.kind == "stream" })
+    }
+
     @Test func theStreamsListInThePipelineFileAndOutputFolders() throws {
         let text = portrait.replacingOccurrences(of: "output = encode      path=out/{stream}.mp4", with: "output = encode      path=out/all.mp4")
             + "\ncameras = streams  lobby=clips/lobby.mkv  yard=clips/yard.mkv\n"
