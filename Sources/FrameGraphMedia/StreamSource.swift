@@ -304,6 +304,10 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         return nil
     }
 
+    /// Most seconds a bursty stream's timestamps may run ahead of (or behind) their arrival before
+    /// its pacing starts again from the arrival (HLS players buffer about three segments).
+    static let burstLead = 30.0
+
     /// Arrival time as capture time; media time from the first frame, always increasing. With `pts`
     /// (a bursty stream's own timestamp): media time from this connection's first frame by timestamp.
     private func stamp(_ frame: inout Frame, at now: Double, pts: Double? = nil) -> Frame {
@@ -312,7 +316,10 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         frame.captureTime = now
         var media = now - first
         if let pts {
-            let origin = connectionOrigin ?? (media: media, pts: pts)
+            var origin = connectionOrigin ?? (media: media, pts: pts)
+            // A timestamp jump (a discontinuity, a wrap, a hostile playlist) starts the pacing again
+            // from this frame's arrival: the runner sleeps until a frame is due, never for long.
+            if abs(origin.media + (pts - origin.pts) - media) > Self.burstLead { origin = (media: media, pts: pts) }
             connectionOrigin = origin
             media = origin.media + (pts - origin.pts)
         }

@@ -45,6 +45,47 @@ import TestSupport
         #expect((r.stats["droppedRate"] as? Int ?? -1) <= 2, "\(r.stats["droppedRate"] ?? "-")")
     }
 
+    @Test(.enabled(if: ffmpegPath != nil && Fixtures.hasNginx, "needs ffmpeg and nginx-light (scripts/install-deps.sh)"))
+    func anHLSTimestampJumpDoesNotParkTheSource() throws {
+        // Two 2 s segments, the second's timestamps an hour later (a discontinuity). Paced by
+        // timestamp as they stood, the second segment's first frame would be due in an hour (the
+        // source parked, the run killed by the timeout); the pacing starts again from its arrival
+        // instead, and the playlist plays to its end.
+        let ffmpeg = try #require(ffmpegPath)
+        let tree = TestEnvironment.scratch("network-hls-jump-tree")
+        let keys = TestEnvironment.scratch("network-hls-jump-keys")
+        for (name, offset) in [("a.ts", "0"), ("b.ts", "3600")] {
+            let r = try runCommand(ffmpeg, ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=2", "-c:v", "libx264",
+                                            "-preset", "ultrafast", "-g", "15", "-bf", "0", "-pix_fmt", "yuv420p", "-output_ts_offset", offset,
+                                            "-f", "mpegts", tree.appendingPathComponent(name).path], timeout: 60)
+            try #require(r.status == 0, "\(r.stderr)")
+        }
+        try """
+        #EXTM3U
+        #EXT-X-VERSION:3
+        #EXT-X-TARGETDURATION:2
+        #EXT-X-MEDIA-SEQUENCE:0
+        #EXTINF:2.0,
+        a.ts
+        #EXT-X-DISCONTINUITY
+        #EXTINF:2.0,
+        b.ts
+        #EXT-X-ENDLIST
+
+        """.write(to: tree.appendingPathComponent("jump.m3u8"), atomically: true, encoding: .utf8)
+        let server = try DeployServer(tree: tree.path, keys: keys.path)
+        defer { server.stop() }
+        let r = try Fixtures.run("hls-jump", ["run", "-e", "stream url=\(server.http)jump.m3u8 reconnect=false -> encode path=out.mp4",
+                                              "--allow-network", "--duration", "20"], timeout: 40)
+        // The end of the playlist reached (with reconnect=false the end of a stream ends the run, status 1).
+        #expect(r.result.status == 1 && r.result.stderr.contains("the server ended the stream"), "\(r.result.stderr)")
+        // Of the 120 frames, those read while the stream was probed are not kept (fflags=nobuffer, for
+        // a live camera's latency: about the first second); more than the first segment's 60 came.
+        #expect((r.stats["framesIn"] as? Int ?? 0) > 60, "\(r.stats["framesIn"] ?? "-") in, dropped for rate \(r.stats["droppedRate"] ?? "-")")
+        #expect(r.stats["droppedRate"] as? Int == 0, "\(r.stats["droppedRate"] ?? "-")")
+        #expect(try Fixtures.frameCount(r.dir.appendingPathComponent("out.mp4").path) == r.framesOut)
+    }
+
     @Test(.enabled(if: ffmpegPath != nil, "needs ffmpeg (scripts/install-deps.sh)"))
     func mjpegMultipartOverHTTP() throws {
         let clip = try Fixtures.tsClip("mjpeg-source.ts", seconds: 4)
