@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Dict, Tuple
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -23,15 +24,50 @@ def test_the_typed_keywords_are_the_librarys_table() -> None:
     assert set(fg.PipelineOptions.__annotations__) <= table - INTERNAL - {"input", "camera"}
 
 
-def test_every_cli_keyword_is_an_option_of_framegraph_run(cli: str) -> None:
-    help_text = run_cli(cli, ["run", "--help"]).stdout
-    listed = set(re.findall(r"--([a-z][a-z0-9-]*)", help_text))
-    flags = [entry["flag"] for entry in fg.run_options() if entry["flag"]]
-    assert len(flags) >= 25
-    missing = [flag for flag in flags if flag[2:] not in listed]
-    assert missing == [], f"not options of framegraph run: {missing}"
-    for entry in fg.run_options():
-        assert entry["flag"] is None or entry["flag"] == "--" + entry["key"].replace("_", "-")
+def cli_options(help_text: str) -> Dict[str, Tuple[str, str]]:
+    """`framegraph run --help`'s options: name → (the value's word, e.g. "N" or "live|offline",
+    "" for a flag; the bracketed range and default at the end of its description, or "")."""
+    found: Dict[str, Tuple[str, str]] = {}
+    lines = help_text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"^\s+(?:-\w, )?--([a-z][a-z0-9-]*)(?: (\S+))?\s*$", line)
+        if m:
+            description = lines[i + 1] if i + 1 < len(lines) else ""
+            bracket = re.search(r"\[([^\]]*)\]\s*$", description)
+            found[m.group(1)] = (m.group(2) or "", bracket.group(1) if bracket else "")
+    return found
+
+
+def number(text: str) -> float:
+    return float(text.replace("\u2009", ""))
+
+
+def test_every_cli_keyword_is_an_option_of_framegraph_run_with_its_kind_range_and_choices(cli: str) -> None:
+    """The library's table repeats each option's kind, range and choices from the CLI's table
+    (framegraph's Commands.runOptions): checked here against `framegraph run --help`, so they
+    cannot drift apart."""
+    listed = cli_options(run_cli(cli, ["run", "--help"]).stdout)
+    entries = [entry for entry in fg.run_options() if entry["flag"]]
+    assert len(entries) >= 25
+    for entry in entries:
+        name = entry["key"].replace("_", "-")
+        assert entry["flag"] == "--" + name
+        assert name in listed, f"--{name} is not an option of framegraph run"
+        word, bracket = listed[name]
+        kind = entry["kind"]
+        if kind == "flag":
+            assert word == "", f"--{name}: a flag here, takes {word} in the CLI"
+        elif kind == "choice":
+            assert word.split("|") == entry["choices"], f"--{name}: choices {entry['choices']} here, {word} in the CLI"
+        elif kind in ("number", "integer"):
+            assert word == "N", f"--{name}: a number here, {word} in the CLI"
+            bounds = re.match(r"([-\d.]+)…([-\d.]+)", bracket)
+            assert bounds, f"--{name}: no range in the CLI's help ({bracket})"
+            assert (number(bounds.group(1)), number(bounds.group(2))) == (entry["min"], entry["max"]), \
+                f"--{name}: {entry['min']}…{entry['max']} here, {bracket} in the CLI"
+        else:
+            # A placeholder (PATH, FILE, WxH, auto|MS, NODE.KEY=VALUE …), not a number, a flag or lowercase choices.
+            assert word not in ("", "N") and any(c.isupper() for c in word), f"--{name}: text here, {word or 'a flag'} in the CLI"
 
 
 def test_fps_offline_converts_the_written_rate_as_the_cli_does(cli: str, sample: str, scratch: Path) -> None:
