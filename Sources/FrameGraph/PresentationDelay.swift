@@ -17,6 +17,16 @@ public enum PresentationDelay: Sendable, Equatable, CustomStringConvertible {
     /// The CLI's default: `auto` up to 250 ms.
     public static let standardAuto = PresentationDelay.auto(maximum: 0.250)
 
+    /// The command line's words (`--latency auto|MS`, `--max-latency MS`): nil text or `auto` is
+    /// `auto` up to `maximumMilliseconds` (default 250), else a fixed delay of 0 to 5000 ms; nil when
+    /// the text is neither (the caller names the option in its error).
+    public static func parse(_ text: String?, maximumMilliseconds: Double? = nil) -> PresentationDelay? {
+        let maximum = (maximumMilliseconds ?? standardAuto.maximum * 1000) / 1000
+        guard let text, text != "auto" else { return .auto(maximum: maximum) }
+        guard let ms = Double(text), ms.isFinite, (0...5000).contains(ms) else { return nil }
+        return .fixed(ms / 1000)
+    }
+
     /// The largest delay this setting can reach.
     public var maximum: Double {
         switch self {
