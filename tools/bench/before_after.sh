@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=$1 before=$2 after=$3
+export FRAMEGRAPH_MODELS=${FRAMEGRAPH_MODELS:-models/cache:models}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 clip=samples/media/portrait.mp4
