@@ -43,8 +43,11 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         public var minDetectionScore: Float = 0.5
         /// A tracked hand whose presence score is not above this is dropped (min_tracking_confidence).
         public var minPresence: Float = 0.5
-        /// Also detect every N frames (0: only when fewer than maxHands are tracked, as MediaPipe).
-        public var detectEvery = 0
+        /// While at least one but fewer than maxHands hands are tracked, detect every N frames
+        /// (1: every frame, as MediaPipe; see ``PalmDetectionSchedule``).
+        public var redetectEvery = OptionSpecs.redetectEvery.defaultValue
+        /// Also detect every N frames while maxHands are tracked (0: never, as MediaPipe).
+        public var detectEvery = OptionSpecs.detectEvery.defaultValue
         /// Smoothing of the points (nil: none, as MediaPipe's hands solution).
         public var smoothing: LandmarkSmoothing.Settings?
         /// Adds each hand's 21 world landmarks (metres, centred on the hand; MediaPipe's
@@ -72,7 +75,7 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     private var outputs = (landmarks: 0, presence: 1, handedness: 2, world: 3 as Int?)
     /// The hands tracked from the previous frame (their next regions), with their smoothing state.
     private var tracked: [(region: RotatedRegion, filter: LandmarkSmoothing?)] = []
-    private var framesSinceDetection = 0
+    private var schedule: PalmDetectionSchedule
     /// Detector runs and landmark runs so far (for tests and the report).
     public private(set) var detectorRuns = 0
     public private(set) var landmarkRuns = 0
@@ -82,6 +85,7 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         self.palmModel = palmModel ?? options.complexity.palmModel
         self.landmarkModel = landmarkModel ?? options.complexity.landmarkModel
         self.options = options
+        schedule = PalmDetectionSchedule(maxHands: options.maxHands, redetectEvery: options.redetectEvery, detectEvery: options.detectEvery)
         var decoding = SSDBoxDecoding.palm
         decoding.minScore = options.minDetectionScore
         detections = DetectionDecoder(anchors: .palm, decoding: decoding,
@@ -114,7 +118,7 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
                                       got: (0..<marks.outputCount).map { "'\(marks.outputInfo($0).name)' \(marks.outputInfo($0).shape)" }.joined(separator: ", "))
         }
         tracked = []
-        framesSinceDetection = 0
+        schedule.reset()
         return frame
     }
 
@@ -152,15 +156,12 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         guard let detector, let landmarker, let detectorInput else { throw GraphError.nodeFailed(node: name, reason: "not started") }
         let frame = try (prepared as? Frame) ?? commonRGB.rgb(of: input)
         let w = frame.width, h = frame.height
-        // 1. Palms, when fewer hands are tracked than wanted (or on schedule).
-        framesSinceDetection += 1
-        let due = options.detectEvery > 0 && framesSinceDetection >= options.detectEvery
+        // 1. Palms, when fewer hands are tracked than wanted (on the schedule).
         var regions: [(region: RotatedRegion, filter: LandmarkSmoothing?)] = []
-        if tracked.count < options.maxHands || due {
+        if schedule.detectorDue(tracked: tracked.count) {
             try detectorInput.fill(detector.input(0), from: frame)
             try detector.predict()
             detectorRuns += 1
-            framesSinceDetection = 0
             let found = try detections.decode(detector, for: frame)?.results
             let palms = found.map { detectorInput.letterbox(frameWidth: w, frameHeight: h).unproject($0) }?.detections ?? []
             for palm in palms {
@@ -201,6 +202,7 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
             }
         }
         tracked = next
+        schedule.finished(searched: regions.count, kept: next.count)
         var out = input
         out.results = results
         return out
@@ -233,7 +235,9 @@ extension HandLandmarksNode {
         public static let minDetection = NodeOption.number("min-detection-confidence", default: 0.5, 0...1, "palms scoring below this are not tracked")
         public static let minTracking = NodeOption.number("min-tracking-confidence", default: 0.5, 0...1,
                                                           "a tracked hand whose presence falls below this is dropped (and looked for again)")
-        public static let detectEvery = NodeOption.int("detect-every", default: 0, 0...100_000, "also run the palm detector every N frames (0: only when a hand is missing)")
+        public static let redetectEvery = NodeOption.int("redetect-every", default: 1, 1...100_000,
+                                                         "while some but fewer than max-hands hands are tracked, run the palm detector every N frames (1: every frame, as MediaPipe; at once when a hand is lost)")
+        public static let detectEvery = NodeOption.int("detect-every", default: 0, 0...100_000, "also run the palm detector every N frames while max-hands are tracked (0: never)")
         public static let smoothing = NodeOption<Bool>.choice("smoothing", [("none", false), ("one-euro", true)], default: "none",
                                                               "landmark smoothing over time (MediaPipe's hands solution: none)")
         public static let minCutoff = NodeOption.number("min-cutoff", default: 0.05, 0.0001...100, "one-euro: cutoff frequency at rest, Hz (lower: steadier)")
@@ -241,7 +245,7 @@ extension HandLandmarksNode {
         public static let world = NodeOption<Bool>.choice("world-landmarks", [("off", false), ("on", true)], default: "off",
                                                           "add each hand's 21 world landmarks (metres, centred on the hand; MediaPipe's multi_hand_world_landmarks)")
         public static let threads = NetworkNode.OptionSpecs.threads
-        public static let all = [model.spec, palmModel.spec, landmarkModel.spec, maxHands.spec, minDetection.spec, minTracking.spec, detectEvery.spec,
+        public static let all = [model.spec, palmModel.spec, landmarkModel.spec, maxHands.spec, minDetection.spec, minTracking.spec, redetectEvery.spec, detectEvery.spec,
                                  smoothing.spec, minCutoff.spec, beta.spec, world.spec, threads.spec]
     }
 }

@@ -111,6 +111,7 @@ extension NodeCatalog {
             options.maxHands = try o.value(S.maxHands)
             options.minDetectionScore = Float(try o.value(S.minDetection))
             options.minPresence = Float(try o.value(S.minTracking))
+            options.redetectEvery = try o.value(S.redetectEvery)
             options.detectEvery = try o.value(S.detectEvery)
             options.worldLandmarks = try o.value(S.world)
             options.threads = try o.value(S.threads)
