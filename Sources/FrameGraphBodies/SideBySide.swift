@@ -1,10 +1,11 @@
 import Dispatch
 
 /// Runs a frame's independent model jobs (the palm detector, each hand's landmark model) on a few
-/// threads at once: lane k — the calling thread for lane 0, the system's worker threads for the
-/// others — runs jobs k, k + lanes, k + 2 × lanes… one after another, so that each lane can own its
-/// models (a ``Predictor`` runs on one thread at a time). Returns when every job has run; the first
-/// error any job threw (in job order) is thrown then.
+/// threads at once (`DispatchQueue.concurrentPerform`; the calling thread takes part): lane k runs
+/// jobs k, k + lanes, k + 2 × lanes… one after another, so that each lane can own its models (a
+/// ``Predictor`` runs on one thread at a time). With one lane, or one job, everything runs on the
+/// calling thread. Returns when every job has run; the first error any job threw (in job order) is
+/// thrown then.
 ///
 /// ```swift
 /// try SideBySide.run(jobs: regions.count, lanes: 2) { job, lane in
