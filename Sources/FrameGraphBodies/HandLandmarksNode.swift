@@ -10,13 +10,17 @@ import XNNPACKRuntime
 ///
 /// Two stages on one worker (drop-while-busy live, like every network node): palm detection
 /// (``SSDAnchorOptions/palm``, weighted suppression, at most ``Options/maxHands`` palms) runs
-/// only while fewer hands than ``Options/maxHands`` are tracked (or every ``Options/detectEvery``
-/// frames); each palm becomes a rotated square (``RotatedRegion/init(palmDetection:width:height:)``);
+/// while fewer hands than ``Options/maxHands`` are tracked, on the ``PalmDetectionSchedule``
+/// (every such frame by default, as MediaPipe; ``Options/redetectEvery``, ``Options/detectEvery``);
+/// each palm becomes a rotated square (``RotatedRegion/init(palmDetection:width:height:)``);
 /// a tracked hand's region from the previous frame replaces a new palm's region that overlaps it
 /// (IoU > 0.5, MediaPipe's association). The landmark model (224×224, values 0…1) reads each
 /// region, sampled with its rotation in one bilinear pass; a hand whose presence falls below
 /// ``Options/minPresence`` is dropped and looked for again, the others give the next frame's
-/// regions (``RotatedRegion/init(handLandmarks:width:height:)``).
+/// regions (``RotatedRegion/init(handLandmarks:width:height:)``). The detector and the tracked
+/// hands' landmark models do not depend on each other, so they run side by side
+/// (``Options/parallel`` threads, ``SideBySide``), then the new palms' landmark models; the
+/// results are the same as one after another.
 ///
 /// Emits results: per hand a landmark set (label "hand", topology ``HandTopology/hand``, its
 /// handedness as the set's classification: "Left" or "Right" as MediaPipe labels it, which assumes
@@ -43,14 +47,24 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         public var minDetectionScore: Float = 0.5
         /// A tracked hand whose presence score is not above this is dropped (min_tracking_confidence).
         public var minPresence: Float = 0.5
-        /// Also detect every N frames (0: only when fewer than maxHands are tracked, as MediaPipe).
-        public var detectEvery = 0
+        /// While at least one but fewer than maxHands hands are tracked, detect every N frames
+        /// (1: every frame, as MediaPipe; see ``PalmDetectionSchedule``).
+        public var redetectEvery = OptionSpecs.redetectEvery.defaultValue
+        /// Also detect every N frames while maxHands are tracked (0: never, as MediaPipe).
+        public var detectEvery = OptionSpecs.detectEvery.defaultValue
         /// Smoothing of the points (nil: none, as MediaPipe's hands solution).
         public var smoothing: LandmarkSmoothing.Settings?
         /// Adds each hand's 21 world landmarks (metres, centred on the hand; MediaPipe's
         /// `multi_hand_world_landmarks`, not smoothed, as there) to its landmark set.
         public var worldLandmarks = false
         public var threads = 1
+        /// How many of a frame's models run at once, each on its own thread: the palm detector and
+        /// the hands' landmark models (1: one after another). Results are the same either way.
+        public var parallel = OptionSpecs.parallel.defaultValue
+        /// The palm detector's and the landmark model's arithmetic (int8: their dense convolutions
+        /// in 8-bit integers, AVX-512 VNNI; see ``NetworkPrecision``).
+        public var palmPrecision = OptionSpecs.palmPrecision.defaultValue
+        public var landmarkPrecision = OptionSpecs.landmarkPrecision.defaultValue
         public init() {}
     }
 
@@ -62,7 +76,8 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     public var modelReferences: [String] { [palmModel, landmarkModel] }
 
     private var detector: Predictor?
-    private var landmarker: Predictor?
+    /// The landmark model, once per lane (``Options/parallel``): each thread of a frame uses its own.
+    private var landmarkers: [Predictor] = []
     private var detectorInput: ModelInput?
     private let detections: DetectionDecoder
     private let sampler = RegionSampler(size: 224, scale: 1 / 255, offset: 0)
@@ -71,8 +86,8 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     private let preparingRGB = CommonDecoderRGB()
     private var outputs = (landmarks: 0, presence: 1, handedness: 2, world: 3 as Int?)
     /// The hands tracked from the previous frame (their next regions), with their smoothing state.
-    private var tracked: [(region: RotatedRegion, filter: LandmarkSmoothing?)] = []
-    private var framesSinceDetection = 0
+    private var tracked: [Hand] = []
+    private var schedule: PalmDetectionSchedule
     /// Detector runs and landmark runs so far (for tests and the report).
     public private(set) var detectorRuns = 0
     public private(set) var landmarkRuns = 0
@@ -82,6 +97,7 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         self.palmModel = palmModel ?? options.complexity.palmModel
         self.landmarkModel = landmarkModel ?? options.complexity.landmarkModel
         self.options = options
+        schedule = PalmDetectionSchedule(maxHands: options.maxHands, redetectEvery: options.redetectEvery, detectEvery: options.detectEvery)
         var decoding = SSDBoxDecoding.palm
         decoding.minScore = options.minDetectionScore
         detections = DetectionDecoder(anchors: .palm, decoding: decoding,
@@ -94,27 +110,33 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     override public var outputKind: StreamKind { .results }
     override public var filesRead: [String] { modelReferences.compactMap(models.locateIfPresent) }
 
-    private func load(_ reference: String) throws -> Predictor {
-        try models.predictor(for: reference, threads: options.threads, node: name)
+    private func load(_ reference: String, precision: NetworkPrecision) throws -> Predictor {
+        try models.predictor(for: reference, threads: options.threads, precision: precision.predictor, node: name)
     }
 
     override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
         guard let frame = inputs.first else { return nil }
         try require(format: frame.format, in: [.yuv420p, .rgb24])
-        let det = try detector ?? load(palmModel)
+        let det = try detector ?? load(palmModel, precision: options.palmPrecision)
         detector = det
         detectorInput = try detections.negotiate(detector: det, input: frame, normalization: .unit, port: "palm detector", node: name)
 
-        let marks = try landmarker ?? load(landmarkModel)
-        landmarker = marks
+        let marks = try landmarkers.first ?? load(landmarkModel, precision: options.landmarkPrecision)
         outputs = try Self.landmarkOutputs(of: marks, node: name)
+        if landmarkers.isEmpty {
+            landmarkers = [marks]
+            // More lanes than hands would stay idle: the detector and the hands need at most maxHands + 1.
+            for _ in 1..<max(1, min(options.parallel, options.maxHands)) {
+                landmarkers.append(try load(landmarkModel, precision: options.landmarkPrecision))
+            }
+        }
         if options.worldLandmarks, outputs.world == nil {
             throw GraphError.mismatch(node: name, port: "hand landmark model outputs", field: "shape",
                                       expected: "world landmarks (a second [1, 63] output) for world-landmarks=on",
                                       got: (0..<marks.outputCount).map { "'\(marks.outputInfo($0).name)' \(marks.outputInfo($0).shape)" }.joined(separator: ", "))
         }
         tracked = []
-        framesSinceDetection = 0
+        schedule.reset()
         return frame
     }
 
@@ -149,66 +171,101 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     }
 
     override public func process(_ input: Frame, prepared: (any Sendable)?, context: RunContext) throws -> Frame? {
-        guard let detector, let landmarker, let detectorInput else { throw GraphError.nodeFailed(node: name, reason: "not started") }
+        guard let detector, let detectorInput, !landmarkers.isEmpty else { throw GraphError.nodeFailed(node: name, reason: "not started") }
         let frame = try (prepared as? Frame) ?? commonRGB.rgb(of: input)
         let w = frame.width, h = frame.height
-        // 1. Palms, when fewer hands are tracked than wanted (or on schedule).
-        framesSinceDetection += 1
-        let due = options.detectEvery > 0 && framesSinceDetection >= options.detectEvery
-        var regions: [(region: RotatedRegion, filter: LandmarkSmoothing?)] = []
-        if tracked.count < options.maxHands || due {
-            try detectorInput.fill(detector.input(0), from: frame)
-            try detector.predict()
-            detectorRuns += 1
-            framesSinceDetection = 0
-            let found = try detections.decode(detector, for: frame)?.results
-            let palms = found.map { detectorInput.letterbox(frameWidth: w, frameHeight: h).unproject($0) }?.detections ?? []
-            for palm in palms {
-                guard let region = RotatedRegion(palmDetection: palm, width: w, height: h) else { continue }
-                Self.associate((region, options.smoothing.map { LandmarkSmoothing(settings: $0) }), into: &regions)
+        let lanes = landmarkers.count, marks = landmarkers
+        // A tracked hand wins over an earlier one it overlaps and over every palm it overlaps
+        // (MediaPipe's association, which adds the tracked hands after the palms).
+        var kept: [Hand] = []
+        for hand in tracked { Self.associate(hand, into: &kept) }
+
+        // 1. The palm detector, when fewer hands are tracked than wanted (on the schedule), side
+        //    by side with the tracked hands' landmark models.
+        let detect = schedule.detectorDue(tracked: tracked.count) ? 1 : 0
+        let palms = SideBySide.Slot<[Detection]>()
+        let keptReadings = kept.map { _ in SideBySide.Slot<HandReading>() }
+        try SideBySide.run(jobs: detect + kept.count, lanes: lanes) { job, lane in
+            if job < detect {
+                try detectorInput.fill(detector.input(0), from: frame)
+                try detector.predict()
+                let found = try self.detections.decode(detector, for: frame)?.results
+                palms.value = found.map { detectorInput.letterbox(frameWidth: w, frameHeight: h).unproject($0) }?.detections ?? []
+            } else {
+                keptReadings[job - detect].value = try self.read(kept[job - detect].region, of: frame, with: marks[lane])
             }
         }
-        // 2. A tracked hand wins over a palm found where it is (MediaPipe's association).
-        for hand in tracked { Self.associate(hand, into: &regions) }
+        detectorRuns += detect
+        var found: [Hand] = []
+        for palm in palms.value ?? [] {
+            guard let region = RotatedRegion(palmDetection: palm, width: w, height: h) else { continue }
+            Self.associate((region, options.smoothing.map { LandmarkSmoothing(settings: $0) }), into: &found)
+        }
+        found.removeAll { palm in tracked.contains { $0.region.uprightOverlap(with: palm.region) > 0.5 } }
 
-        // 3. Landmarks in each region; the next regions from them.
+        // 2. The new palms' landmark models, side by side.
+        let foundReadings = found.map { _ in SideBySide.Slot<HandReading>() }
+        try SideBySide.run(jobs: found.count, lanes: lanes) { job, lane in
+            foundReadings[job].value = try self.read(found[job].region, of: frame, with: marks[lane])
+        }
+        landmarkRuns += kept.count + found.count
+
+        // 3. Results (the new hands first, then the tracked, in MediaPipe's order); the next regions.
         var results = Results(producer: name)
-        var next: [(region: RotatedRegion, filter: LandmarkSmoothing?)] = []
-        for var hand in regions {
-            guard sampler.sample(hand.region, of: frame, into: landmarker.input(0).pointer) else { continue }
-            try landmarker.predict()
-            landmarkRuns += 1
-            let presence = landmarker.output(outputs.presence).pointer[0]
-            guard presence > options.minPresence else { continue }
-            let left = landmarker.output(outputs.handedness).pointer[0]
-            let values = landmarker.output(outputs.landmarks).pointer
-            let raw = hand.region.project((0..<HandTopology.points).map { i in
-                Landmark(x: values[3 * i] / 224, y: values[3 * i + 1] / 224, z: values[3 * i + 2] / 224 / 0.4)
-            }, width: w, height: h)
-            let points = hand.filter?.filter(raw, time: input.mediaTime, width: w, height: h) ?? raw
-            let handedness = left >= 0.5 ? Classification(label: "Left", confidence: left, index: 0)
-                                         : Classification(label: "Right", confidence: 1 - left, index: 1)
-            var world: [Landmark]?
-            if options.worldLandmarks, let index = outputs.world {
-                let v = landmarker.output(index).pointer
-                world = hand.region.projectWorld((0..<HandTopology.points).map { Landmark(x: v[3 * $0], y: v[3 * $0 + 1], z: v[3 * $0 + 2]) })
-            }
-            results.landmarks.append(LandmarkSet(label: "hand", points: points, topology: HandTopology.hand, classification: handedness, world: world))
-            results.detections.append(Detection(box: Self.bounds(of: points), score: presence, label: "hand", index: 0))
-            if let region = RotatedRegion(handLandmarks: raw, width: w, height: h) {
-                hand.region = region
-                next.append(hand)
+        var next: [Hand] = []
+        for (hand, slot) in zip(found + kept, foundReadings + keptReadings) {
+            guard let reading = slot.value else { continue }
+            let points = hand.filter?.filter(reading.points, time: input.mediaTime, width: w, height: h) ?? reading.points
+            let handedness = reading.left >= 0.5 ? Classification(label: "Left", confidence: reading.left, index: 0)
+                                                 : Classification(label: "Right", confidence: 1 - reading.left, index: 1)
+            results.landmarks.append(LandmarkSet(label: "hand", points: points, topology: HandTopology.hand, classification: handedness,
+                                                 world: reading.world))
+            results.detections.append(Detection(box: Self.bounds(of: points), score: reading.presence, label: "hand", index: 0))
+            if let region = RotatedRegion(handLandmarks: reading.points, width: w, height: h) {
+                next.append((region, hand.filter))
             }
         }
         tracked = next
+        schedule.finished(searched: found.count + kept.count, kept: next.count)
         var out = input
         out.results = results
         return out
     }
 
+    /// A hand region and its smoothing state.
+    typealias Hand = (region: RotatedRegion, filter: LandmarkSmoothing?)
+
+    /// What the landmark model read in one region: its presence, handedness ("Left" score) and
+    /// points (normalised to the frame, not smoothed), with world points when asked for.
+    struct HandReading {
+        var presence: Float
+        var left: Float
+        var points: [Landmark]
+        var world: [Landmark]?
+    }
+
+    /// Runs `marks` (one of ``landmarkers``, used by this thread only) on `region`; nil when no
+    /// hand is there (presence not above ``Options/minPresence``).
+    private func read(_ region: RotatedRegion, of frame: Frame, with marks: Predictor) throws -> HandReading? {
+        guard sampler.sample(region, of: frame, into: marks.input(0).pointer) else { return nil }
+        try marks.predict()
+        let presence = marks.output(outputs.presence).pointer[0]
+        guard presence > options.minPresence else { return nil }
+        let values = marks.output(outputs.landmarks).pointer
+        let points = region.project((0..<HandTopology.points).map { i in
+            Landmark(x: values[3 * i] / 224, y: values[3 * i + 1] / 224, z: values[3 * i + 2] / 224 / 0.4)
+        }, width: frame.width, height: frame.height)
+        var world: [Landmark]?
+        if options.worldLandmarks, let index = outputs.world {
+            let v = marks.output(index).pointer
+            world = region.projectWorld((0..<HandTopology.points).map { Landmark(x: v[3 * $0], y: v[3 * $0 + 1], z: v[3 * $0 + 2]) })
+        }
+        return HandReading(presence: presence, left: marks.output(outputs.handedness).pointer[0], points: points, world: world)
+    }
+
     /// Adds `item` to `list`, removing what it overlaps (IoU > 0.5 of the upright squares): the
     /// later wins (MediaPipe's AssociationNormRectCalculator).
-    static func associate(_ item: (region: RotatedRegion, filter: LandmarkSmoothing?), into list: inout [(region: RotatedRegion, filter: LandmarkSmoothing?)]) {
+    static func associate(_ item: Hand, into list: inout [Hand]) {
         list.removeAll { $0.region.uprightOverlap(with: item.region) > 0.5 }
         list.append(item)
     }
@@ -233,7 +290,9 @@ extension HandLandmarksNode {
         public static let minDetection = NodeOption.number("min-detection-confidence", default: 0.5, 0...1, "palms scoring below this are not tracked")
         public static let minTracking = NodeOption.number("min-tracking-confidence", default: 0.5, 0...1,
                                                           "a tracked hand whose presence falls below this is dropped (and looked for again)")
-        public static let detectEvery = NodeOption.int("detect-every", default: 0, 0...100_000, "also run the palm detector every N frames (0: only when a hand is missing)")
+        public static let redetectEvery = NodeOption.int("redetect-every", default: 1, 1...100_000,
+                                                         "while some but fewer than max-hands hands are tracked, run the palm detector every N frames (1: every frame, as MediaPipe; at once when a hand is lost)")
+        public static let detectEvery = NodeOption.int("detect-every", default: 0, 0...100_000, "also run the palm detector every N frames while max-hands are tracked (0: never)")
         public static let smoothing = NodeOption<Bool>.choice("smoothing", [("none", false), ("one-euro", true)], default: "none",
                                                               "landmark smoothing over time (MediaPipe's hands solution: none)")
         public static let minCutoff = NodeOption.number("min-cutoff", default: 0.05, 0.0001...100, "one-euro: cutoff frequency at rest, Hz (lower: steadier)")
@@ -241,7 +300,13 @@ extension HandLandmarksNode {
         public static let world = NodeOption<Bool>.choice("world-landmarks", [("off", false), ("on", true)], default: "off",
                                                           "add each hand's 21 world landmarks (metres, centred on the hand; MediaPipe's multi_hand_world_landmarks)")
         public static let threads = NetworkNode.OptionSpecs.threads
-        public static let all = [model.spec, palmModel.spec, landmarkModel.spec, maxHands.spec, minDetection.spec, minTracking.spec, detectEvery.spec,
-                                 smoothing.spec, minCutoff.spec, beta.spec, world.spec, threads.spec]
+        public static let parallel = NodeOption.int("parallel", default: 2, 1...8,
+                                                    "how many of a frame's models run at once on their own threads: the palm detector and each hand's landmark model (1: one after another)")
+        public static let palmPrecision = NodeOption<NetworkPrecision>.choice(
+            "palm-precision", [("fp32", .float32), ("int8", .int8)], default: "fp32", "the palm detector's arithmetic: fp32, or int8 (its dense convolutions in 8-bit integers, AVX-512 VNNI)")
+        public static let landmarkPrecision = NodeOption<NetworkPrecision>.choice(
+            "landmark-precision", [("fp32", .float32), ("int8", .int8)], default: "fp32", "the landmark model's arithmetic: fp32, or int8 (its dense convolutions in 8-bit integers, AVX-512 VNNI)")
+        public static let all = [model.spec, palmModel.spec, landmarkModel.spec, maxHands.spec, minDetection.spec, minTracking.spec, redetectEvery.spec, detectEvery.spec,
+                                 smoothing.spec, minCutoff.spec, beta.spec, world.spec, threads.spec, parallel.spec, palmPrecision.spec, landmarkPrecision.spec]
     }
 }

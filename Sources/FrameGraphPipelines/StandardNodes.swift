@@ -111,9 +111,13 @@ extension NodeCatalog {
             options.maxHands = try o.value(S.maxHands)
             options.minDetectionScore = Float(try o.value(S.minDetection))
             options.minPresence = Float(try o.value(S.minTracking))
+            options.redetectEvery = try o.value(S.redetectEvery)
             options.detectEvery = try o.value(S.detectEvery)
             options.worldLandmarks = try o.value(S.world)
             options.threads = try o.value(S.threads)
+            options.parallel = try o.value(S.parallel)
+            options.palmPrecision = try o.value(S.palmPrecision)
+            options.landmarkPrecision = try o.value(S.landmarkPrecision)
             if try o.value(S.smoothing) {
                 options.smoothing = LandmarkSmoothing.Settings(minCutoff: try o.value(S.minCutoff), beta: try o.value(S.beta))
             }

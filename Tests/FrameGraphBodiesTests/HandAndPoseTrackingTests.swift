@@ -80,6 +80,51 @@ import TestSupport
     }
 
     @Test(.enabled(if: haveClip, "needs models/cache (tools/models/fetch_mediapipe_models.sh) and ../shared/media/webcam"))
+    func modelsSideBySideGiveTheSameHandsAsOneAfterAnother() throws {
+        // again.mkv's first 24 frames: one or two hands, so frames with the detector beside one
+        // tracked hand, with two tracked hands, and with new palms after the detector.
+        let frames = try Self.clipFrames(24)
+        var runs: [(hands: [[LandmarkSet]], detector: Int, landmarks: Int)] = []
+        for parallel in [1, 2] {
+            var options = HandLandmarksNode.Options()
+            options.parallel = parallel
+            let node = Self.hands(options)
+            _ = try node.negotiate(inputs: [frames[0].description])
+            let context = RunContext(options: RunOptions())
+            let hands = try frames.map { try node.process($0, context: context)?.results?.landmarks ?? [] }
+            runs.append((hands, node.detectorRuns, node.landmarkRuns))
+        }
+        let (one, two) = (runs[0], runs[1])
+        #expect(one.hands.map(\.count).contains(2) && one.hands.map(\.count).contains(1), "hands per frame \(one.hands.map(\.count))")
+        #expect(one.hands == two.hands, "hands per frame \(one.hands.map(\.count)) and \(two.hands.map(\.count))")
+        #expect(one.detector == two.detector && one.landmarks == two.landmarks, "\(one.detector)/\(one.landmarks) and \(two.detector)/\(two.landmarks)")
+    }
+
+    @Test(.enabled(if: haveClip, "needs models/cache (tools/models/fetch_mediapipe_models.sh) and ../shared/media/webcam"))
+    func redetectEveryRunsThePalmDetectorOnItsScheduleWhileOneHandIsTracked() throws {
+        // again.mkv's first frame (one hand) ten times, up to two hands: MediaPipe's rule runs the
+        // detector on all 10 frames; redetect-every=4 on frames 1, 5 and 9 — the hand found on
+        // frame 1 and tracked, the palm found again on 5 and 9 giving way to it (same place).
+        let first = try Self.clipFrames(1)
+        let frame = try #require(first.first)
+        for (every, expected) in [(1, 10), (4, 3)] {
+            var options = HandLandmarksNode.Options()
+            options.redetectEvery = every
+            let node = Self.hands(options)
+            _ = try node.negotiate(inputs: [frame.description])
+            let context = RunContext(options: RunOptions())
+            var counts: [Int] = []
+            for i in 0..<10 {
+                var f = frame
+                f.mediaTime = Double(i) / 30
+                counts.append(try node.process(f, context: context)?.results?.landmarks.count ?? -1)
+            }
+            #expect(counts == Array(repeating: 1, count: 10), "redetect-every=\(every): hands per frame \(counts)")
+            #expect(node.detectorRuns == expected && node.landmarkRuns == 10, "redetect-every=\(every): detector \(node.detectorRuns), landmarks \(node.landmarkRuns)")
+        }
+    }
+
+    @Test(.enabled(if: haveClip, "needs models/cache (tools/models/fetch_mediapipe_models.sh) and ../shared/media/webcam"))
     func aPoseIsDetectedThenTrackedThenLostThenDetectedAgain() throws {
         let node = Self.pose()
         let frames = try Self.clipFrames(8)

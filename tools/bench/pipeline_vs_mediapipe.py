@@ -14,6 +14,10 @@ Asserts nothing.
   tools/bench/pipeline_vs_mediapipe.py --pose [...]    pose: file → pose-landmarks → null against
       mp.solutions.pose (model_complexity=1, smooth_landmarks=True), on ../shared's again.mkv by default
 
+--variant NAME:OPTIONS (repeatable, with --hands or --pose) adds a FrameGraph run with more node
+options, in the same interleaving: `--hands --variant serial:parallel=1` also times the hands node
+with its models one after another.
+
 --pin runs both on CPU 0 only. FrameGraph's fps is frames out / elapsed run time and its CPU per
 frame the run's CPU seconds (`runCPUSeconds`) / frames out: model loading and compiling excluded,
 as MediaPipe's script excludes its set-up and 5 warm-up frames.
@@ -32,6 +36,8 @@ def main():
     ap.add_argument("--pose", action="store_true", help="compare pose landmarks instead of portrait segmentation")
     ap.add_argument("--also-xnnpack", action="store_true",
                     help="also run FrameGraph with every convolution left to XNNPACK (FRAMEGRAPH_CONV_KERNELS=xnnpack)")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME:OPTIONS",
+                    help="with --hands or --pose: also run FrameGraph with these node options (e.g. serial:parallel=1)")
     a = ap.parse_args()
     if a.clip is None:
         webcam = os.path.join(root, "..", "shared", "media", "webcam", "again.mkv")
@@ -49,18 +55,24 @@ def main():
         pipeline = os.path.join(tempfile.mkdtemp(), "face-mesh-bench.fg")
         open(pipeline, "w").write("source = file path=unused.mp4\nmesh = face-landmarks max-faces=1\nout = null\nsource -> mesh -> out\n")
         solution = ["--solution", "face_mesh"]
+    pipelines = {}
     for flag, node in (("hands", "hand-landmarks max-hands=2 model=full"), ("pose", "pose-landmarks")):
         if getattr(a, flag):
-            pipeline = os.path.join(tempfile.mkdtemp(), f"{flag}-bench.fg")
-            open(pipeline, "w").write(f"source = file path=unused.mp4\nnet = {node}\nout = null\nsource -> net -> out\n")
+            for name, extra in [("framegraph", "")] + [v.split(":", 1) for v in a.variant]:
+                pipelines[name] = os.path.join(tempfile.mkdtemp(), f"{flag}-bench.fg")
+                open(pipelines[name], "w").write(f"source = file path=unused.mp4\nnet = {node} {extra}\nout = null\nsource -> net -> out\n")
+            pipeline = pipelines["framegraph"]
             solution = ["--solution", flag]
+    if a.variant and not pipelines:
+        sys.exit("--variant needs --hands or --pose")
     variants = [("framegraph", {})] + ([("fg-xnnpack", {"FRAMEGRAPH_CONV_KERNELS": "xnnpack"})] if a.also_xnnpack else [])
+    variants += [(name, {}) for name in pipelines if name != "framegraph"]
     rows = {name: [] for name, _ in variants}
     rows["mediapipe"] = []
     for r in range(a.rounds):
         for name, extra in variants:
             with tempfile.NamedTemporaryFile(suffix=".json") as f:
-                subprocess.run(pin + [fg, "run", pipeline, "--input", a.clip,
+                subprocess.run(pin + [fg, "run", pipelines.get(name, pipeline), "--input", a.clip,
                                       "--mode", "offline", "--quiet", "--stats", f.name], check=True, cwd=root,
                                env=dict(os.environ, FRAMEGRAPH_MODELS=os.path.join(root, "models/cache"), **extra))
                 s = json.load(open(f.name))

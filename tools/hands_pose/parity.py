@@ -7,21 +7,29 @@ enable_segmentation=False, 0.5, 0.5)`), both tracking from frame to frame, on ev
 given clips (default: ../shared/media/webcam/*.mkv), FrameGraph with its defaults (the same models:
 palm_detection_full + hand_landmark_full, pose_detection + pose_landmark_full).
 
-Per frame: the number of hands (poses) each finds; on frames where both find some, each MediaPipe
-hand is paired with the FrameGraph hand nearest to it, and the mean distance of the 21 points (33
-for a pose), in pixels, is taken as a share of MediaPipe's wrist-to-middle-knuckle length (points 0
-and 9) for a hand, of its torso (shoulders' midpoint to hips' midpoint) for a pose; paired hands'
-handedness labels are compared. Prints per clip and overall; exits 1 when a goal is missed: the
+Per frame: the number of hands (poses) each finds; on frames where both find some, MediaPipe's and
+FrameGraph's hands are paired so that the paired hands' distances add up to the least (with one
+hand each, those two; with two and two, the nearer of the two ways to pair them), the distance of a
+pair being the mean distance of the 21 points (33 for a pose), in pixels, as a share of MediaPipe's
+wrist-to-middle-knuckle length (points 0 and 9) for a hand, of its torso (shoulders' midpoint to
+hips' midpoint) for a pose; paired hands' handedness labels are compared. Prints per clip and overall; exits 1 when a goal is missed: the
 same count on >= 95 % of frames, mean distance <= 3 % (the mean over paired hands / poses), the
 same handedness for every paired hand.
 
   .venv-mediapipe/bin/python tools/hands_pose/parity.py [--only hands|pose] [CLIP ...] [--json out.json]
+      [--set hands.redetect-every=4 ...] [--mediapipe-cache DIR]
+
+--set passes node options to `framegraph run` (the nodes are named `hands` and `pose`), to measure
+what an option costs in parity. --mediapipe-cache keeps MediaPipe's results per clip in DIR (JSON,
+keyed by the clip's name, size and modification time and the mediapipe version) so that a sweep of
+options runs MediaPipe once.
 
 MediaPipe gets RGB frames converted by the ffmpeg tool (tools/faces/detection_parity.py's
 decode_rgb); FrameGraph decodes the file itself (`framegraph run` with a results sink).
 """
 import argparse
 import glob
+import itertools
 import json
 import os
 import statistics
@@ -69,13 +77,31 @@ def mediapipe_results(kind, frames):
     return found
 
 
-def framegraph_results(kind, clip, cli):
+def cached_mediapipe_results(kind, clip, frames, cache):
+    """mediapipe_results, kept in `cache` (a folder) when given."""
+    if not cache:
+        return mediapipe_results(kind, frames)
+    st = os.stat(clip)
+    key = f"{kind}-{os.path.basename(clip)}-{st.st_size}-{int(st.st_mtime)}-mediapipe-{mp.__version__}.json"
+    path = os.path.join(cache, key)
+    if os.path.exists(path):
+        return [[(points, label) for points, label in f] for f in json.load(open(path))]
+    found = mediapipe_results(kind, frames)
+    os.makedirs(cache, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=cache, delete=False, suffix=".part") as f:
+        json.dump(found, f)
+    os.replace(f.name, path)
+    return found
+
+
+def framegraph_results(kind, clip, cli, sets=()):
     with tempfile.TemporaryDirectory() as tmp:
         pipeline, out = os.path.join(tmp, "p.fg"), os.path.join(tmp, "out.jsonl")
         open(pipeline, "w").write(PIPELINES[kind].format(clip=os.path.abspath(clip), out=out))
-        subprocess.run([cli, "run", pipeline, "--quiet"], check=True, cwd=ROOT)
+        subprocess.run([cli, "run", pipeline, "--quiet"] + [a for s in sets for a in ("--set", s)], check=True, cwd=ROOT)
         lines = sorted((json.loads(l) for l in open(out) if l.strip()), key=lambda l: l["index"])
-    return [[([(p[0], p[1]) for p in s["points"]], (s.get("classification") or {}).get("label")) for s in l["landmarks"]]
+    return [[([(p[0], p[1]) for p in s["points"]], (s.get("classification") or {}).get("label"),
+              (s.get("classification") or {}).get("confidence")) for s in l["landmarks"]]
             for l in lines]
 
 
@@ -86,25 +112,33 @@ def scale_of(kind, a):
     return float(np.linalg.norm((a[11] + a[12]) / 2 - (a[23] + a[24]) / 2))
 
 
-def compare(kind, ref, ours, w, h):
+def compare(kind, ref, ours, w, h, differing=None):
+    """Frames with the same count, paired distances, equal and compared labels; `differing` (a list)
+    gets (frame, MediaPipe's label, FrameGraph's label, FrameGraph's score, distance) per label that differs."""
     same_count, distances, labels_equal, labels_total = 0, [], 0, 0
-    for r, o in zip(ref, ours):
+    for index, (r, o) in enumerate(zip(ref, ours)):
         if len(r) == len(o):
             same_count += 1
-        left = list(range(len(o)))
-        for points, label in r:
-            if not left:
-                break
+        # share[i][j]: MediaPipe's hand i against FrameGraph's j, as a share of i's size.
+        share = []
+        for points, _ in r:
             a = np.array(points) * [w, h]
-            d = {j: float(np.linalg.norm(a - np.array(o[j][0]) * [w, h], axis=1).mean()) for j in left}
-            j = min(d, key=d.get)
-            left.remove(j)
             size = scale_of(kind, a)
-            if size > 0:
-                distances.append(d[j] / size)
+            share.append([float(np.linalg.norm(a - np.array(theirs[0]) * [w, h], axis=1).mean()) / size if size > 0 else float("nan")
+                          for theirs in o])
+        k = min(len(r), len(o))
+        best = min(((sum(0 if np.isnan(share[i][j]) else share[i][j] for i, j in zip(mine, ours)), list(zip(mine, ours)))
+                    for mine in itertools.combinations(range(len(r)), k) for ours in itertools.permutations(range(len(o)), k)),
+                   key=lambda c: c[0], default=(0, []))[1]
+        for i, j in best:
+            label = r[i][1]
+            if not np.isnan(share[i][j]):
+                distances.append(share[i][j])
             if kind == "hands":
                 labels_total += 1
                 labels_equal += int(label == o[j][1])
+                if label != o[j][1] and differing is not None:
+                    differing.append((index, label, o[j][1], o[j][2], share[i][j]))
     return same_count, distances, labels_equal, labels_total
 
 
@@ -115,6 +149,10 @@ def main():
     parser.add_argument("--cli", default=os.path.join(ROOT, ".build/release/framegraph"))
     parser.add_argument("--only", choices=["hands", "pose"])
     parser.add_argument("--json", help="write the per-clip and overall figures here")
+    parser.add_argument("--set", action="append", default=[], metavar="NODE.OPTION=VALUE",
+                        help="a node option for FrameGraph's run (nodes: hands, pose); repeatable")
+    parser.add_argument("--show-handedness", action="store_true", help="list each paired hand whose handedness differs")
+    parser.add_argument("--mediapipe-cache", metavar="DIR", help="keep MediaPipe's results per clip here")
     args = parser.parse_args()
     if not args.clips:
         sys.exit("no clips given and none in ../shared/media/webcam")
@@ -125,11 +163,15 @@ def main():
         per_clip = {}
         for clip in args.clips:
             frames, w, h = decode_rgb(clip)
-            ref = mediapipe_results(kind, frames)
-            ours = framegraph_results(kind, clip, args.cli)
+            ref = cached_mediapipe_results(kind, clip, frames, args.mediapipe_cache)
+            ours = framegraph_results(kind, clip, args.cli, [s for s in args.set if s.startswith(kind + ".")])
             if len(ours) != len(ref):
                 print(f"{os.path.basename(clip)}: FrameGraph wrote {len(ours)} frames, MediaPipe saw {len(ref)}")
-            same, distances, eq, lab = compare(kind, ref, ours, w, h)
+            differing = []
+            same, distances, eq, lab = compare(kind, ref, ours, w, h, differing)
+            for index, theirs, mine, score, distance in differing if args.show_handedness else []:
+                print(f"  {os.path.basename(clip)} frame {index}: MediaPipe {theirs}, FrameGraph {mine} (score {score:.3f}; "
+                      f"{len(ref[index])} and {len(ours[index])} hands; distance {100 * distance:.1f} %)")
             n = len(ref)
             found_ref = sum(len(r) for r in ref)
             found_ours = sum(len(o) for o in ours)
