@@ -213,7 +213,8 @@ public final class FileSink: SinkNode, @unchecked Sendable {
         try writer?.finish()
         let removed = try plan.finished(path: s.path, start: s.start, end: Date(), frames: s.frames)
         self.plan = plan
-        for file in removed.prefix(3) { context.warn("\(name): retention deleted \(file)") }
+        // Retention is routine (a week-long run deletes a segment a minute): marked in the trace, not warned.
+        for file in removed { context.tracer?.instant("\(name): retention deleted \(file)", lane: Lane.current, at: context.clock.now(), sequence: -1) }
     }
 
     override public func consume(_ frame: Frame, index: Int, context: RunContext) throws {

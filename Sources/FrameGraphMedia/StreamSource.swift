@@ -148,7 +148,9 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
                 finished: { path, start, end, packets in
                     do {
                         let removed = try plan.withLock { try $0.finished(path: path, start: start, end: end, frames: packets) }
-                        for file in removed.prefix(3) { context.warn("\(node): retention deleted \(file)") }
+                        for file in removed {  // routine: marked in the trace, not warned
+                            context.tracer?.instant("\(node): retention deleted \(file)", lane: Lane.current, at: context.clock.now(), sequence: -1)
+                        }
                     } catch {
                         context.warn("\(node): the recording's index could not be written: \(describe(error))")
                     }
