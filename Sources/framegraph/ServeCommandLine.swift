@@ -40,7 +40,7 @@ struct ServeCommandLine {
             var options = HTTPServer.Options(address: address, token: token)
             if let clients = arguments.number("serve-clients") { options.maxClients = Int(clients) }
             return ServeCommandLine(options: options, linger: arguments.number("serve-linger") ?? 0,
-                                    pictureRate: arguments.number("serve-fps") ?? 15)
+                                    pictureRate: arguments.number("serve-fps") ?? RunMonitor.defaultPictureRate)
         } catch let error as ServeError {
             throw Arguments.UsageError(description: error.description)
         }
