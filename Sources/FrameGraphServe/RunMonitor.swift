@@ -53,10 +53,10 @@ public final class RunMonitor: @unchecked Sendable {
         routes.monitor = self
     }
 
-    /// Pictures a second a viewer gets by default (`--serve-fps`): half a 30 fps camera's rate, as
+    /// Pictures a second a viewer gets by default (`--serve-fps`): a third of a 30 fps camera's rate, as
     /// live views run below the camera (Frigate's MJPEG view: 3 by default); a JPEG is made at most
     /// this often per watched node, whatever the number of viewers.
-    public static let defaultPictureRate = 15.0
+    public static let defaultPictureRate = 10.0
 
     /// Serves the pictures of what each of `nodes` emits (frames) — `output`'s at `/picture.jpg` and
     /// `/video.mjpg`, any other's with `?node=NAME` — by adding a ``PictureTap`` as a target of each.
