@@ -117,7 +117,7 @@ let package = Package(
         // The C ABI over a run (`@_cdecl` entry points: open a pipeline as the CLI builds it, pull frames
         // and results, stop, stats): what the Python package loads. C pointers live only in Exports.swift.
         .target(name: "FrameGraphC", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphMedia", "FrameGraphModels", "NeuralGraph",
-                                                  "FrameGraphLabeling", "FrameGraphNetwork", "FFmpegSupport"]),
+                                                  "FrameGraphLabeling", "FrameGraphNetwork", "FFmpegSupport", "FrameGraphServe", "ModelDeployment"]),
         // Micro-benchmarks that print figures (Lab conversion …).
         .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw", "CFrameGraphKernels"]),
         // The command-line tool.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates the tools venv (.venv-tools) with what the tests need from PyPI (onnx, onnxruntime:
 # the reference runtime of the ONNX parity tests; pillow: PNG reading for tools/metaltensor;
-# ai-edge-litert: LiteRT, the reference runtime of tools/models/validate.py), pinned in
+# ai-edge-litert: LiteRT, the reference runtime of tools/models/validate.py; pytest and mypy: the
+# Python package's suite, python/tests), pinned in
 # tools/requirements-ci.txt, and
 # installs tools/fgtools (the helpers the tools share across folders) into it, editable.
 # Idempotent; quiet when already set up.
@@ -11,8 +12,8 @@ cd "$(dirname "$0")/.."
 if [ ! -x .venv-tools/bin/python ]; then
   python3 -m venv .venv-tools
 fi
-if ! .venv-tools/bin/python -c "import onnx, onnxruntime, numpy, PIL, ai_edge_litert.interpreter" 2>/dev/null; then
-  echo "installing the test suite's Python reference tools (onnx, onnxruntime, numpy, pillow, ai-edge-litert) into .venv-tools"
+if ! .venv-tools/bin/python -c "import onnx, onnxruntime, numpy, PIL, ai_edge_litert.interpreter, pytest, mypy" 2>/dev/null; then
+  echo "installing the test suite's Python tools (onnx, onnxruntime, numpy, pillow, ai-edge-litert, pytest, mypy) into .venv-tools"
   .venv-tools/bin/python -m pip install --quiet --disable-pip-version-check -r tools/requirements-ci.txt
 fi
 # fgtools from this checkout (an editable install: edits in tools/fgtools take effect at once).

@@ -297,7 +297,7 @@ public final class MediaReader {
             if appliedRotation != 0 && format == .nv12 { format = .yuv420p }  // turned frames are planar
             if appliedRotation % 180 != 0 && format == .yuv420p && (storedWidth % 2 != 0 || storedHeight % 2 != 0) { format = .rgb24 }
             if exifOrientation != nil { format = .rgb24 }  // turned and mirrored photos: any size, no chroma alignment
-            outputFormat = format
+            outputFormat = options.network?.outputFormat ?? format
             var resolved = taggedColor.resolved(height: min(storedWidth, storedHeight) >= 720 ? 720 : storedHeight)
             if fullRange && taggedColor.range == .unspecified { resolved.range = .full }
             color = resolved

@@ -34,6 +34,9 @@ public struct NetworkInput: Sendable {
     public var maxPixels: Int
     /// Frames are scaled to this size when given (after a reconnect, the first connection's size).
     public var outputSize: (width: Int, height: Int)?
+    /// Frames are converted to this layout when given (after a reconnect, the first connection's; a
+    /// size declared before the first connection, yuv420p), so the graph downstream never sees it change.
+    public var outputFormat: PixelFormat?
     /// Polled during every blocking call: true stops the call (the run is stopping).
     public var shouldStop: @Sendable () -> Bool
 

@@ -22,7 +22,7 @@ final class ClockedSinkInbox: Inbox, @unchecked Sendable {
     private var firstTick: Int?
     private let bound: Int
     /// The delay D this sink follows: the run's, or its stream's in a run of several streams.
-    private let presentation: PresentationDelayControl
+    let presentation: PresentationDelayControl
 
     init(sink: SinkNode, context: RunContext, presentation: PresentationDelayControl? = nil) {
         self.sink = sink
@@ -133,18 +133,27 @@ final class OutputTicker: @unchecked Sendable {
     /// The ticker thread's loop (the runner joins it to the clock before starting it).
     func run() {
         let period = 1 / context.fps
+        // The D this clock follows: its sinks' (one stream's in a run of several), else the run's.
+        let presentation = inboxes.first?.presentation ?? context.presentation
         var phase = context.options.tickPhase
-        var followed = !context.options.tickPhaseFollowsDelay
+        /// The D the ticks last moved to (nil: not yet known, or ticks at the fixed phase).
+        var followedDelay: Double?
         var k = 0
         while true {
-            if !followed, let delay = context.presentation.current {
-                // The first D is known (the first frame has arrived). When it became known after the
-                // last tick and that tick moves later now, run it again at its new time: the first
-                // frame may be due by then (else it would wait a tick and be replaced, dropped late).
-                let moved = (delay / period).truncatingRemainder(dividingBy: 1)
-                if moved > phase && k > 0 && inboxes.allSatisfy({ !$0.hasWritten }) { k -= 1 }
-                phase = moved
-                followed = true
+            if context.options.tickPhaseFollowsDelay, let delay = presentation.current, delay != followedDelay {
+                if let before = followedDelay {
+                    // D changed (raised by misses, or lowered once it settled): the ticks move with it,
+                    // so each frame still makes the tick D after its slot — none shown twice or skipped.
+                    phase += (delay - before) / period
+                } else {
+                    // The first D is known (the first frame has arrived). When it became known after the
+                    // last tick and that tick moves later now, run it again at its new time: the first
+                    // frame may be due by then (else it would wait a tick and be replaced, dropped late).
+                    let moved = (delay / period).truncatingRemainder(dividingBy: 1)
+                    if moved > phase && k > 0 && inboxes.allSatisfy({ !$0.hasWritten }) { k -= 1 }
+                    phase = moved
+                }
+                followedDelay = delay
             }
             let time = context.startTime + (Double(k) + phase) * period
             context.clock.sleep(until: time, lane: lane.id)

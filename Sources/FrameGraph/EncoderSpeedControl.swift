@@ -10,7 +10,10 @@
 /// - one step faster when the mean of the last ``fastWindow`` frames is over ``fasterAbove`` of the
 ///   share (as soon as that many frames were encoded at the current preset);
 /// - one step slower (never slower than the ladder's last, where it starts) when the mean of the
-///   last ``calmWindow`` frames at the current preset is under ``slowerBelow`` of the share;
+///   last ``calmWindow`` frames at the current preset is under ``slowerBelow`` of the share, and at
+///   least the calm hold's frames were encoded at it: ``calmWindow`` at first, doubled (up to
+///   ``maxCalmHold``) each time a step slower had to be taken back by a step faster — a machine whose
+///   load comes and goes does not make the preset flap every few seconds;
 /// - overloaded, once per episode, when the fastest preset's recent mean is over ``overloadAbove`` of
 ///   the whole period; the episode ends when it falls under ``recoveredBelow`` of it.
 ///
@@ -48,6 +51,12 @@ public struct EncoderSpeedControl: Sendable {
     private var overloaded = false
     /// Frames recorded so far (the first ``warmup`` are not judged).
     private var seen = 0
+    /// Frames encoded at the current preset (judged ones).
+    private var atLevel = 0
+    /// Frames at the current preset needed before a step slower.
+    private var calmHold = EncoderSpeedControl.calmWindow
+    /// Whether the last change was a step slower (a step faster now takes it back).
+    private var lastWasSlower = false
 
     /// Frames at the start not judged: an encoder's first frames are slow (memory faulted in, caches
     /// cold), not a sign of the machine's load.
@@ -68,6 +77,8 @@ public struct EncoderSpeedControl: Sendable {
     public static let overloadAbove = 0.9
     /// An overload episode ends below this fraction of the period.
     public static let recoveredBelow = 0.6
+    /// The longest calm hold, in frames (48 s at 30 fps).
+    public static let maxCalmHold = 16 * calmWindow
 
     /// A control over `ladder` (fastest first, at least one preset), starting at its last, for an
     /// output clock of `fps`.
@@ -89,6 +100,7 @@ public struct EncoderSpeedControl: Sendable {
         seen += 1
         guard seen > Self.warmup else { return nil }
         recent.append(max(0, cost))
+        atLevel += 1
         if recent.count > Self.calmWindow { recent.removeFirst(recent.count - Self.calmWindow) }
         guard recent.count >= Self.fastWindow else { return nil }
         let fast = recent.suffix(Self.fastWindow).reduce(0, +) / Double(Self.fastWindow)
@@ -101,10 +113,14 @@ public struct EncoderSpeedControl: Sendable {
             }
         }
         if level > 0 && fast > Self.fasterAbove * budget {
+            // Taking back a step slower: the next one waits twice as long.
+            if lastWasSlower { calmHold = min(Self.maxCalmHold, 2 * calmHold) }
+            lastWasSlower = false
             return change(to: level - 1, at: time, step: Step.faster)
         }
-        if level < ladder.count - 1 && recent.count >= Self.calmWindow
+        if level < ladder.count - 1 && recent.count >= Self.calmWindow && atLevel >= calmHold
             && recent.reduce(0, +) / Double(recent.count) < Self.slowerBelow * budget {
+            lastWasSlower = true
             return change(to: level + 1, at: time, step: Step.slower)
         }
         return nil
@@ -120,6 +136,7 @@ public struct EncoderSpeedControl: Sendable {
     private mutating func change(to newLevel: Int, at time: Double, step: (String) -> Step) -> Step {
         level = newLevel
         recent.removeAll()
+        atLevel = 0
         changes.append((time, ladder[newLevel]))
         return step(ladder[newLevel])
     }

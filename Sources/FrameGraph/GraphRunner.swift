@@ -228,6 +228,7 @@ public final class GraphRunner: @unchecked Sendable {
         }
         workers.forEach { $0.waitUntilIdle() }
         workers.forEach { $0.shutdown() }
+        for case let composite as CompositeInbox in inboxes { composite.countUnpaired() }
         for node in nodes {
             // Given up on work in flight: a late frame may still be arriving at this node; its lock
             // keeps finishing and that frame apart.

@@ -135,6 +135,9 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
     private let context: RunContext
     /// Newest frame per port (newest policy), or frames waiting for their partners (same policy).
     private var newest: [Frame?]
+    /// Newest policy: the frame on port 0 that came before any result on the other ports (the run's
+    /// start), kept until the first results arrive.
+    private var heldFirst: Frame?
     private var waiting: [[Frame]]
     /// Frames kept per port while waiting for partners (same policy); older ones are dropped late.
     private let maxWaiting = 8
@@ -188,20 +191,22 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
         switch policy {
         case .newest:
             newest[port] = frame
-            guard port == 0 else { return nil }
-            let group = newest.compactMap { $0 }
-            guard group.count == newest.count else {
-                composite.counters.update { $0.droppedLate += 1 }  // nothing to pair with yet
+            let complete = !newest.contains { $0 == nil }
+            guard port == 0 else {
+                // A result arrived: a first frame held for want of one pairs now (with its own result,
+                // usually: the first frame the network sees is the first one captured).
+                guard complete, let held = heldFirst else { return nil }
+                heldFirst = nil
+                return group(newest.compactMap { $0 }, replacingFirstWith: held)
+            }
+            guard complete else {
+                // Nothing to pair with yet (the run's first frames, before any result): the newest
+                // frame waits for the first result instead of being lost; one it replaces was not shown.
+                if heldFirst != nil { composite.counters.update { $0.droppedLate += 1 } }
+                heldFirst = frame
                 return nil
             }
-            // How old the newest result is against this frame, in output periods (0: its own).
-            let oldest = group.dropFirst().map(\.captureTime).min() ?? frame.captureTime
-            let age = min(NodeCounters.maxAgeTicks, max(0, Int(((frame.captureTime - oldest) * context.fps).rounded())))
-            composite.counters.update {
-                if $0.resultAgeTicks.count <= age { $0.resultAgeTicks += Array(repeating: 0, count: age + 1 - $0.resultAgeTicks.count) }
-                $0.resultAgeTicks[age] += 1
-            }
-            return group
+            return group(newest.compactMap { $0 }, replacingFirstWith: frame)
         case .sameFrame:
             // Offline, a full list waits for partners instead of dropping (the other ports' senders
             // run on their own threads and will deliver), unless none can come any more.
@@ -236,6 +241,30 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
 }
 
 extension CompositeInbox {
+    /// Newest policy: `ports` (port 0 the frame shown, the others the newest results), with how old
+    /// the oldest result is against the frame recorded, in output periods (0: its own). Under the lock.
+    fileprivate func group(_ ports: [Frame], replacingFirstWith frame: Frame) -> [Frame] {
+        var ports = ports
+        ports[0] = frame
+        let oldest = ports.dropFirst().map(\.captureTime).min() ?? frame.captureTime
+        let age = min(NodeCounters.maxAgeTicks, max(0, Int(((frame.captureTime - oldest) * context.fps).rounded())))
+        composite.counters.update {
+            if $0.resultAgeTicks.count <= age { $0.resultAgeTicks += Array(repeating: 0, count: age + 1 - $0.resultAgeTicks.count) }
+            $0.resultAgeTicks[age] += 1
+        }
+        return ports
+    }
+
+    /// At the end of a run: a first frame still waiting for a result (none ever came) was not shown.
+    func countUnpaired() {
+        lock.lock()
+        defer { lock.unlock() }
+        if heldFirst != nil {
+            heldFirst = nil
+            composite.counters.update { $0.droppedLate += 1 }
+        }
+    }
+
     /// Whether `port` has no partner sources of its own (then its sender is never held), or every one
     /// of them has ended (then frames waiting on `port` beyond what can still pair never will).
     fileprivate func partnersEnded(for port: Int) -> Bool {

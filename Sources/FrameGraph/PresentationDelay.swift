@@ -7,13 +7,25 @@ import Foundation
 public enum PresentationDelay: Sendable, Equatable, CustomStringConvertible {
     /// A fixed delay in seconds (0: as soon as a frame arrives, at the next tick).
     case fixed(Double)
-    /// Starts from the latency the first frame shows and grows (never shrinks mid-run) when frames
-    /// keep missing their tick (two within 300 frames), up to `maximum` seconds; beyond it frames
-    /// are dropped late.
+    /// Starts from the latency the first frame shows; after the first second of frames it settles
+    /// once on what those frames showed (lower, when the first frame was slowed by the start-up and
+    /// the output clock follows D, by less than a period so no frame is skipped); from then on it
+    /// grows (never shrinks) when frames keep missing their tick (two within 300 frames), up to
+    /// `maximum` seconds; beyond it frames are dropped late.
     case auto(maximum: Double)
 
     /// The CLI's default: `auto` up to 250 ms.
     public static let standardAuto = PresentationDelay.auto(maximum: 0.250)
+
+    /// The command line's words (`--latency auto|MS`, `--max-latency MS`): nil text or `auto` is
+    /// `auto` up to `maximumMilliseconds` (default 250), else a fixed delay of 0 to 5000 ms; nil when
+    /// the text is neither (the caller names the option in its error).
+    public static func parse(_ text: String?, maximumMilliseconds: Double? = nil) -> PresentationDelay? {
+        let maximum = (maximumMilliseconds ?? standardAuto.maximum * 1000) / 1000
+        guard let text, text != "auto" else { return .auto(maximum: maximum) }
+        guard let ms = Double(text), ms.isFinite, (0...5000).contains(ms) else { return nil }
+        return .fixed(ms / 1000)
+    }
 
     /// The largest delay this setting can reach.
     public var maximum: Double {
@@ -45,6 +57,8 @@ final class PresentationDelayControl: Sendable {
         var changes: [Change] = []
         /// Arrival latencies of the recent frames, and which of them were late (latency > D).
         var recent: [(latency: Double, late: Bool)] = []
+        /// Whether D has settled on the first second's frames (auto).
+        var settled = false
     }
 
     let setting: PresentationDelay
@@ -55,10 +69,18 @@ final class PresentationDelayControl: Sendable {
     /// The recent window, in frames (10 s at 30 fps): misses that recur within it are a pattern, not
     /// a one-off.
     static let window = 300
+    /// Frames after the first that auto D settles on (a second at `fps`).
+    let settleFrames: Int
+    /// Whether settling may lower D: only when the output clock follows D (its ticks move with it, so
+    /// a frame due sooner is shown sooner, not beside the one before it).
+    let lowersOnSettling: Bool
 
-    init(_ setting: PresentationDelay, fps: Double) {
+    /// `lowersOnSettling`: the output clock follows D (``RunOptions/tickPhaseFollowsDelay``).
+    init(_ setting: PresentationDelay, fps: Double, lowersOnSettling: Bool = false) {
         self.setting = setting
         period = 1 / fps
+        settleFrames = max(1, Int(fps.rounded()))
+        self.lowersOnSettling = lowersOnSettling
         if case .fixed(let d) = setting {
             state = Protected(State(delay: d, changes: [Change(time: 0, delay: d)]))
         } else {
@@ -76,7 +98,7 @@ final class PresentationDelayControl: Sendable {
     var queueBound: Int { Int((setting.maximum / period).rounded(.up)) + 1 }
 
     /// Notes that a frame arrived `latency` seconds after its capture, at run time `now`; returns
-    /// the new D when auto raised it.
+    /// the new D when auto changed it.
     @discardableResult
     func observe(latency: Double, now: Double) -> Double? {
         guard case .auto(let maximum) = setting else { return nil }
@@ -91,6 +113,21 @@ final class PresentationDelayControl: Sendable {
             }
             s.recent.append((latency, latency > d))
             if s.recent.count > Self.window { s.recent.removeFirst(s.recent.count - Self.window) }
+            if !s.settled && s.recent.count >= settleFrames {
+                // The first second's frames, not the first frame alone (its start-up, a slow first
+                // decode or a machine busy for a moment, would set D for the whole run): down to their
+                // second-highest latency, by less than a period (a tick moves sooner, none is skipped).
+                s.settled = true
+                let sorted = s.recent.map(\.latency).sorted(by: >)
+                let wanted = min(maximum, sorted[min(1, sorted.count - 1)] + margin)
+                let lowered = max(wanted, d - 0.9 * period)
+                if lowersOnSettling && s.recent.allSatisfy({ !$0.late }) && lowered < d - 0.0005 {
+                    s.delay = lowered
+                    s.changes.append(Change(time: now, delay: lowered))
+                    s.recent.removeAll()
+                    return lowered
+                }
+            }
             let misses = s.recent.filter(\.late).count
             guard misses >= Self.missesToAdapt, d < maximum else { return nil }
             // To the second-highest latency of the window: every miss but a single spike fits.

@@ -29,7 +29,7 @@ public final class RunContext: Sendable {
         startBits = Atomic(options.clock.now().bitPattern)
         startCPUBits = Atomic(RunReport.processCPUSeconds().bitPattern)
         self.tracer = tracer
-        presentation = PresentationDelayControl(options.latency, fps: options.fps)
+        presentation = PresentationDelayControl(options.latency, fps: options.fps, lowersOnSettling: options.tickPhaseFollowsDelay)
     }
 
     /// Sets the start of the run to now (the runner calls it just before the first frame).
@@ -92,7 +92,7 @@ public final class RunContext: Sendable {
     func presentation(for source: SourceNode) -> PresentationDelayControl {
         streamPresentations.withLock { controls in
             if let control = controls[ObjectIdentifier(source)] { return control }
-            let control = PresentationDelayControl(options.latency, fps: options.fps)
+            let control = PresentationDelayControl(options.latency, fps: options.fps, lowersOnSettling: options.tickPhaseFollowsDelay)
             controls[ObjectIdentifier(source)] = control
             return control
         }

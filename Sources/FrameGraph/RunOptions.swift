@@ -40,7 +40,8 @@ public struct RunOptions: Sendable {
     /// Live: once the presentation delay D is first known, the ticks move to fall D after each slot
     /// of the frame grid (phase = D / period, modulo 1), so that a frame is written the moment it is
     /// due instead of at the next half-period tick (a D just past half a period otherwise costs a
-    /// whole tick of latency). Set once, before the first frame is written. The CLI sets it.
+    /// whole tick of latency); when D changes later (auto raising it, or settling lower), the ticks move
+    /// with it, so no frame is shown twice or skipped for it. The CLI sets it.
     /// Default: false (the fixed `tickPhase`).
     public var tickPhaseFollowsDelay = false
     /// The time base. Default: the real monotonic clock; tests pass a ``ManualClock``.

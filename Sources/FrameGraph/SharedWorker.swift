@@ -13,7 +13,8 @@ final class SharedWorker: RunWorker, @unchecked Sendable {
     /// may outlive the run by a moment).
     private let batchLimit: Int
     private let context: RunContext
-    private let condition = NSCondition()
+    private let state = WorkerThreadState()
+    private var condition: NSCondition { state.condition }
     private let members: Int
     /// Per member: its frame waiting for a turn.
     private var waiting: [BatchItem?]
@@ -30,9 +31,7 @@ final class SharedWorker: RunWorker, @unchecked Sendable {
     /// Whether the worker is joined to the clock (a frame waiting or a turn running).
     private var joined = false
     private var turnRunning = false
-    private var stopping = false
-    private var exited = false
-    private var abandoned = false
+    private var abandoned: Bool { state.abandoned }
     /// The members' inboxes, in member order (set once by ``attach(_:)``, before the thread starts;
     /// they point back at the worker unowned: the runner owns both for the run).
     private var inboxes: [SharedWorkerInbox] = []
@@ -156,7 +155,7 @@ final class SharedWorker: RunWorker, @unchecked Sendable {
         condition.lock()
         while true {
             var turn = nextTurn()
-            while turn.isEmpty && !stopping {
+            while turn.isEmpty && !state.stopping {
                 condition.wait()
                 turn = nextTurn()
             }
@@ -184,43 +183,21 @@ final class SharedWorker: RunWorker, @unchecked Sendable {
                 context.clock.leave()
             }
         }
-        exited = true
-        condition.broadcast()
+        state.markExited()
         condition.unlock()
     }
 
     func start() {
-        let thread = Thread { [self] in Lane.current = lane; run() }
-        thread.name = lane.name
-        thread.start()
+        state.start(lane: lane) { [self] in run() }
     }
 
-    var isIdle: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return !held.contains(true)
-    }
+    var isIdle: Bool { state.withLock { !held.contains(true) } }
 
-    func waitUntilIdle() {
-        condition.lock()
-        while held.contains(true) && !abandoned { condition.wait() }
-        condition.unlock()
-    }
+    func waitUntilIdle() { state.waitUntilIdle { held.contains(true) } }
 
-    func abandon() {
-        condition.lock()
-        abandoned = true
-        condition.broadcast()
-        condition.unlock()
-    }
+    func abandon() { state.abandon() }
 
-    func shutdown() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while !exited && !(abandoned && turnRunning) { condition.wait() }
-        condition.unlock()
-    }
+    func shutdown() { state.shutdown { turnRunning } }
 }
 
 /// A member of a ``WorkerGroup``: prepares on the delivering thread, then hands the frame to the

@@ -27,7 +27,8 @@ enum Submission: Equatable {
 final class Worker: @unchecked Sendable {
     let lane: Lane
     private let context: RunContext
-    private let condition = NSCondition()
+    private let state = WorkerThreadState()
+    private var condition: NSCondition { state.condition }
     /// The job the thread is to start next.
     private var pending: (() -> Void)?
     /// A job in flight: handed over and not yet finished.
@@ -36,10 +37,7 @@ final class Worker: @unchecked Sendable {
     private let hasWaitingSlot: Bool
     /// The job waiting behind the one in flight, and its tag.
     private var waiting: (job: () -> Void, tag: Int)?
-    private var stopping = false
-    private var exited = false
-    /// Set when the run gives up on this worker's job in flight: nothing waits for it any more.
-    private var abandoned = false
+    private var abandoned: Bool { state.abandoned }
     /// Offline mode: threads waiting for the worker to become free, and a counter that tells them the
     /// worker has re-joined them to the clock on their behalf.
     private var idleWaiters = 0
@@ -90,7 +88,7 @@ final class Worker: @unchecked Sendable {
     func run() {
         condition.lock()
         while true {
-            while pending == nil && !stopping { condition.wait() }
+            while pending == nil && !state.stopping { condition.wait() }
             guard let job = pending else { break }
             pending = nil
             condition.unlock()
@@ -111,54 +109,26 @@ final class Worker: @unchecked Sendable {
             condition.broadcast()
             context.clock.leave()
         }
-        exited = true
-        condition.broadcast()
+        state.markExited()
         condition.unlock()
     }
 
     /// Starts the thread.
     func start() {
-        let thread = Thread { [self] in
-            Lane.current = lane
-            if let niceness { ThreadPriority.lowerCurrent(to: niceness) }
-            run()
-        }
-        thread.name = lane.name
-        thread.start()
+        state.start(lane: lane, niceness: niceness) { [self] in run() }
     }
 
     /// Whether no job is in flight.
-    var isIdle: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return !busy
-    }
+    var isIdle: Bool { state.withLock { !busy } }
 
     /// Blocks until no job is in flight (or the run gave up on it: ``abandon()``).
-    func waitUntilIdle() {
-        condition.lock()
-        while busy && !abandoned { condition.wait() }
-        condition.unlock()
-    }
+    func waitUntilIdle() { state.waitUntilIdle { busy } }
 
-    /// Stops waiting for the job in flight: a sender blocked on it is released (refused), and
-    /// ``waitUntilIdle()`` and ``shutdown()`` return without it (the job's thread ends when it
-    /// finishes; what it produces is dropped).
-    func abandon() {
-        condition.lock()
-        abandoned = true
-        condition.broadcast()
-        condition.unlock()
-    }
+    /// Stops waiting for the job in flight (``WorkerThreadState/abandon()``).
+    func abandon() { state.abandon() }
 
     /// Lets the worker thread finish once idle, and waits for it (not for an abandoned job).
-    func shutdown() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while !exited && !(abandoned && busy) { condition.wait() }
-        condition.unlock()
-    }
+    func shutdown() { state.shutdown { busy } }
 }
 
 /// A filter that runs on its own ``Worker`` (``Execution/worker``).

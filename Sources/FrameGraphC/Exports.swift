@@ -106,9 +106,19 @@ private func libraryPath() -> String? {
     return nil
 }
 
-/// The version of this ABI (2: fg_label, fg_string_free, fg_push, fg_push_end): a loader checks it before anything else.
+/// The version of this ABI (2: fg_label, fg_string_free, fg_push, fg_push_end; 3: fg_run_options,
+/// the request's keys checked against it, frames converted to RGB when fg_item_frame asks): a loader
+/// checks it before anything else.
 @_cdecl("fg_abi_version")
-public func fg_abi_version() -> Int32 { 2 }
+public func fg_abi_version() -> Int32 { 3 }
+
+/// The options an open request may hold, as JSON (`[{"key", "flag", "kind", "choices"?, "min"?,
+/// "max"?, "doc"}]`; `flag` is the `framegraph run` option it stands for, or null): free it with
+/// fg_string_free.
+@_cdecl("fg_run_options")
+public func fg_run_options() -> UnsafeMutablePointer<CChar>? {
+    strdup(OpenRequest.optionsJSON())
+}
 
 /// The calling thread's last error message (one line; empty when none). Valid until its next error.
 @_cdecl("fg_last_error")
@@ -218,14 +228,22 @@ public func fg_item_time(_ handle: UnsafeMutableRawPointer?) -> Double {
 }
 
 /// The item's frame as packed RGB rows: 0 with the first byte, width, height and the bytes from one
-/// row to the next; 2 when the item has no frame (a run opened with frames false). The pixels are
-/// the pipeline's own buffer (no copy): read them only, and only until fg_item_free.
+/// row to the next; 2 when the item has no frame (a run opened with frames false); 1 when it cannot
+/// be converted. The frame is converted to RGB at the first call (the request's `rgb`: fast or
+/// exact), not before: an item whose pixels nobody asks for costs no conversion. The pixels are a
+/// pooled buffer of the engine (no copy): read them only, and only until fg_item_free.
 @_cdecl("fg_item_frame")
 public func fg_item_frame(_ handle: UnsafeMutableRawPointer?, _ pixels: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
                           _ width: UnsafeMutablePointer<Int32>?, _ height: UnsafeMutablePointer<Int32>?,
                           _ stride: UnsafeMutablePointer<Int32>?) -> Int32 {
     guard let i = item(handle), let pixels, let width, let height, let stride else { return invalid }
-    guard let frame = i.item.frame, frame.format == .rgb24 else { return end }
+    let rgb: Frame?
+    do {
+        rgb = try i.item.rgb()
+    } catch {
+        return LastError.set(error)
+    }
+    guard let frame = rgb, frame.format == .rgb24 else { return end }
     pixels.pointee = UnsafePointer(frame.base(plane: 0).assumingMemoryBound(to: UInt8.self))
     width.pointee = Int32(frame.width)
     height.pointee = Int32(frame.height)

@@ -1,5 +1,6 @@
 import Foundation
 import FrameGraph
+import FrameGraphMedia
 import FrameGraphResults
 
 /// Pairs a run's output frames with their results and holds them, a few at a time, for the program
@@ -37,15 +38,16 @@ final class ItemQueue: @unchecked Sendable {
     private var ended = false
     private var dropped = 0
     private var delivered = 0
-    /// Whether the frames keep their pixels (false: results only).
-    let keepFrames: Bool
+    /// Converts an item's frame to RGB when the reader asks for it; nil: results only (items keep
+    /// no frame).
+    let converter: RGBConverter?
 
-    init(live: Bool, capacity: Int, producers: [String], outputNode: String, keepFrames: Bool) {
+    init(live: Bool, capacity: Int, producers: [String], outputNode: String, converter: RGBConverter?) {
         self.live = live
         self.capacity = max(1, capacity)
         self.producers = producers
         self.outputNode = outputNode
-        self.keepFrames = keepFrames
+        self.converter = converter
         stored = Array(repeating: [], count: producers.count)
         newest = Array(repeating: nil, count: producers.count)
         highest = Array(repeating: Int.min, count: producers.count)
@@ -160,7 +162,7 @@ final class ItemQueue: @unchecked Sendable {
     private func item(for frame: Frame, lines: [TimedResults]) -> RunItem {
         let records = lines.isEmpty ? [TimedResults(frame: frame, producer: outputNode)] : lines
         let text = records.compactMap { try? ResultsLines.encode($0) }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
-        return RunItem(index: frame.sequence, time: frame.mediaTime, frame: keepFrames ? frame : nil, resultsLines: text)
+        return RunItem(index: frame.sequence, time: frame.mediaTime, frame: converter == nil ? nil : frame, converter: converter, resultsLines: text)
     }
 
     private func push(_ item: RunItem) {

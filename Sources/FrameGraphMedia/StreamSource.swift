@@ -19,6 +19,12 @@ import Foundation
 ///   a drop. With ``Options/reconnect`` (default) the source connects again after a wait that doubles
 ///   from ``Options/backoff`` up to ``Options/backoffMax``; meanwhile the output keeps its clock
 ///   (``OnLoss``). Without it the loss ends the input with an error (outputs are finalized).
+/// - Not there at start: with ``Options/reconnect`` a stream that cannot connect when the run starts
+///   is tried again with the same backoff. With a declared size (``Options/width``×``Options/height``)
+///   the run starts at once, the output keeping its loss policy until the first picture; without one
+///   the run waits for the first connection (its size is the graph's), at most the run's duration.
+/// - HLS comes in bursts (a segment at a time): its frames are paced by their own timestamps within
+///   each connection, not stamped with their arrival.
 /// - Counted: ``ConnectionCounters`` (reconnects, stalls, drops, seconds without signal) in the stats,
 ///   and the trace marks each loss and each gap.
 /// - Credentials from the address or from ``Options/credentialsFile`` never appear in a message.
@@ -62,6 +68,10 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         public var recordPath: String?
         /// How the recording is cut and kept (a new file after each reconnect in any case).
         public var recordSegments = SegmentPlan.Options()
+        /// The declared picture size (both or neither; even): frames are scaled to it, and the run can
+        /// start before the stream connects. Nil: the first connection's size.
+        public var width: Int?
+        public var height: Int?
 
         public init(url: String, allowNetwork: Bool) {
             self.url = url
@@ -86,6 +96,12 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
     private var codecSummary = ""
     private var recorder: PacketRecorder?
     private var recording: Protected<SegmentPlan>?
+    /// Frames come in bursts (HLS): paced by their timestamps (``pacedByMediaTime``).
+    private var bursty = false
+    /// This connection's first frame: its media time on the source's clock and its own timestamp.
+    private var connectionOrigin: (media: Double, pts: Double)?
+    /// Connected once at least (the first connection after a failed start is not a "re"connect).
+    private var everConnected = false
 
     public init(name: String = "stream", options: Options) {
         self.options = options
@@ -93,8 +109,9 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
     }
 
     override public var kind: String { "stream" }
-    /// Frames arrive in real time: the runner does not pace them.
-    override public var pacedByMediaTime: Bool { false }
+    /// Frames arrive in real time: the runner does not pace them — except HLS, whose segments come
+    /// whole: its frames are paced by their timestamps (set at start).
+    override public var pacedByMediaTime: Bool { bursty }
     override public var connection: ConnectionCounters? { counters_ }
     override public var filesRead: [String] { [options.credentialsFile, options.sdpFile].compactMap { $0 } }
     /// The address with credentials redacted (valid after start; the option as given, redacted, before).
@@ -137,15 +154,86 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
                     }
                 }))
         }
-        let reader = try connect(url: url, context: context, size: nil)
-        self.reader = reader
-        output = FrameDescription(format: reader.outputFormat, width: reader.width, height: reader.height)
-        color = reader.color
-        codecSummary = "\(reader.formatName)/\(reader.codecName) \(reader.width)×\(reader.height)" + (reader.frameRate > 0 ? String(format: " %.3g fps", reader.frameRate) : "")
         counters_.update { $0 = ConnectionCounters.Snapshot() }
         lastFrameAt = context.clock.now()
         lostAt = nil
         firstCaptureTime = nil
+        connectionOrigin = nil
+        everConnected = false
+        bursty = url.redacted.lowercased().split(separator: "?").first?.hasSuffix(".m3u8") ?? false
+        let declared = declaredOutput
+        output = declared
+        let reader: MediaReader
+        do {
+            reader = try connect(url: url, context: context, size: declared.map { ($0.width, $0.height) }, format: declared?.format)
+        } catch let error where options.reconnect && Self.isConnectionFailure(error) {
+            if declared != nil {
+                // The declared size lets the run start without the stream: lost from the first tick.
+                startLost(error, context: context)
+                return
+            }
+            reader = try connectBeforeTheRun(url: url, context: context, first: error)
+        }
+        connected(reader, context: context)
+    }
+
+    /// The output a declared size gives (yuv420p), or nil.
+    private var declaredOutput: FrameDescription? {
+        guard let width = options.width, let height = options.height else { return nil }
+        return FrameDescription(format: .yuv420p, width: width, height: height)
+    }
+
+    /// Failures of the network or of the data (tried again); anything else (a missing SDP file) is not.
+    static func isConnectionFailure(_ error: any Error) -> Bool { error is StreamLost || error is FFmpegError }
+
+    /// The first connection made: the output's description and colour, the summary line.
+    private func connected(_ reader: MediaReader, context: RunContext) {
+        self.reader = reader
+        if output == nil { output = FrameDescription(format: reader.outputFormat, width: reader.width, height: reader.height) }
+        color = reader.color
+        bursty = bursty || reader.formatName == "hls"
+        codecSummary = "\(reader.formatName)/\(reader.codecName) \(reader.width)×\(reader.height)" + (reader.frameRate > 0 ? String(format: " %.3g fps", reader.frameRate) : "")
+        everConnected = true
+    }
+
+    /// Not connected at start, with a declared size: the run starts lost (the first connection is
+    /// tried at once, then with the backoff).
+    private func startLost(_ error: any Error, context: RunContext) {
+        let line = StreamURL.redact((error as? StreamLost)?.description ?? "\(redactedURL): \(describe(error))")
+        counters_.update { $0.failedAttempts += 1; $0.lastLoss = line }
+        reader = nil
+        lostAt = nil  // the gap starts with the run (``whileLost`` notes it)
+        wait = options.backoff
+        nextAttempt = StreamInterruptClock.now() + wait
+        nextNoSignal = 0
+        context.warn("stream '\(name)' cannot connect yet: \(line); trying again with backoff up to \(String(format: "%g", options.backoffMax)) s (--reconnect=false ends the run instead)")
+    }
+
+    /// Not connected at start and no declared size: the graph needs the stream's size, so the run
+    /// waits for the first connection, trying again with the backoff — until it connects, the run is
+    /// stopped (Ctrl-C), or the run's duration has passed (then the last failure, one line).
+    private func connectBeforeTheRun(url: StreamURL, context: RunContext, first: any Error) throws -> MediaReader {
+        let began = StreamInterruptClock.now()
+        var wait = options.backoff
+        var last = first
+        let line = StreamURL.redact((first as? StreamLost)?.description ?? "\(redactedURL): \(describe(first))")
+        context.warn("stream '\(name)' cannot connect yet: \(line); the run starts at its first connection (give width= and height= to start without it; --reconnect=false ends the run instead)")
+        while true {
+            counters_.update { $0.failedAttempts += 1 }
+            let until = StreamInterruptClock.now() + wait
+            while StreamInterruptClock.now() < until && !context.isStopRequested { usleep(20_000) }
+            if context.isStopRequested { throw StreamLost(url: redactedURL, kind: .drop, reason: "stopped before the stream connected") }
+            if let limit = context.options.duration, StreamInterruptClock.now() - began >= limit {
+                let reason = StreamURL.redact((last as? StreamLost)?.reason ?? describe(last))
+                throw StreamLost(url: redactedURL, kind: .drop, reason: "no connection within the run's duration (\(String(format: "%g", limit)) s); last: \(reason)")
+            }
+            do {
+                return try connect(url: url, context: context, size: nil, format: nil)
+            } catch let error where Self.isConnectionFailure(error) {
+                last = error
+                wait = min(options.backoffMax, max(options.backoff, wait * 2))
+            }
+        }
     }
 
     /// The recording's finished files (stream copy), oldest first.
@@ -160,7 +248,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
     public var summary: String { codecSummary }
 
     override public func finish(context: RunContext) throws {
-        if let lostAt, firstCaptureTime != nil {
+        if let lostAt {
             let gap = max(0, context.clock.now() - lostAt)
             counters_.update { $0.secondsWithoutSignal += gap }
             self.lostAt = nil
@@ -211,17 +299,31 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
             lastFrameAt = now
             let resized = reader.resizedFrames
             counters_.update { $0.resizedFrames = max($0.resizedFrames, resized) }
-            return stamp(&frame, at: now)
+            return stamp(&frame, at: now, pts: bursty ? frame.mediaTime : nil)
         }
         return nil
     }
 
-    /// Arrival time as capture time; media time from the first frame, always increasing.
-    private func stamp(_ frame: inout Frame, at now: Double) -> Frame {
+    /// Most seconds a bursty stream's timestamps may run ahead of (or behind) their arrival before
+    /// its pacing starts again from the arrival (HLS players buffer about three segments).
+    static let burstLead = 30.0
+
+    /// Arrival time as capture time; media time from the first frame, always increasing. With `pts`
+    /// (a bursty stream's own timestamp): media time from this connection's first frame by timestamp.
+    private func stamp(_ frame: inout Frame, at now: Double, pts: Double? = nil) -> Frame {
         let first = firstCaptureTime ?? now
         firstCaptureTime = first
         frame.captureTime = now
-        frame.mediaTime = max(now - first, lastMediaTime + 1e-6)
+        var media = now - first
+        if let pts {
+            var origin = connectionOrigin ?? (media: media, pts: pts)
+            // A timestamp jump (a discontinuity, a wrap, a hostile playlist) starts the pacing again
+            // from this frame's arrival: the runner sleeps until a frame is due, never for long.
+            if abs(origin.media + (pts - origin.pts) - media) > Self.burstLead { origin = (media: media, pts: pts) }
+            connectionOrigin = origin
+            media = origin.media + (pts - origin.pts)
+        }
+        frame.mediaTime = max(media, lastMediaTime + 1e-6)
         lastMediaTime = frame.mediaTime
         return frame
     }
@@ -231,6 +333,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         let lost = error as? StreamLost
         let line = StreamURL.redact(lost?.description ?? "\(redactedURL): \(describe(error))")
         reader = nil
+        connectionOrigin = nil
         try closeRecording(context: context)  // the next connection starts a new file
         let now = context.clock.now()
         counters_.update {
@@ -254,6 +357,10 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         context.stopIfPastDuration()  // a live duration ends the run while the stream is away too
         if context.isStopRequested { return nil }
         let now = context.clock.now()
+        if !everConnected && lostAt == nil {
+            lostAt = now  // lost since the run began (a declared size, no connection yet)
+            nextNoSignal = now
+        }
         if options.onLoss == .noSignal, let output, now >= nextNoSignal {
             nextNoSignal = max(nextNoSignal + 1 / context.fps, now)
             var frame = Self.noSignalFrame(output)
@@ -268,10 +375,12 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
             return nil
         }
         do {
-            reader = try connect(url: url, context: context, size: output.map { ($0.width, $0.height) })
-            counters_.update { $0.reconnects += 1 }
+            let reader = try connect(url: url, context: context, size: output.map { ($0.width, $0.height) }, format: output?.format)
+            let again = everConnected
+            connected(reader, context: context)
+            if again { counters_.update { $0.reconnects += 1 } }
             wait = options.backoff
-            context.warn("stream '\(name)' is back (\(url.redacted))")
+            context.warn(again ? "stream '\(name)' is back (\(url.redacted))" : "stream '\(name)' connected (\(url.redacted))")
         } catch {
             if context.isStopRequested { return nil }
             wait = min(options.backoffMax, max(options.backoff, wait * 2))
@@ -281,11 +390,12 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         return nil
     }
 
-    private func connect(url: StreamURL, context: RunContext, size: (Int, Int)?) throws -> MediaReader {
+    private func connect(url: StreamURL, context: RunContext, size: (Int, Int)?, format: PixelFormat?) throws -> MediaReader {
         var input = NetworkInput(url: url, transport: options.transport, sdpFile: options.sdpFile, openTimeout: options.openTimeout,
                                  readTimeout: options.timeout, probeBytes: options.probeMiB << 20,
                                  maxPacketBytes: Int64(options.maxPacketMiB) << 20, shouldStop: { [weak context] in context?.isStopRequested ?? true })
         input.outputSize = size.map { (width: $0.0, height: $0.1) }
+        input.outputFormat = format
         var readerOptions = MediaReader.Options(threads: options.threads, orientation: .upright, network: input)
         readerOptions.recorder = recorder
         if options.threads == 0 { readerOptions.singleThreadUpToPixels = FileSource.liveSingleThreadPixels }
@@ -338,8 +448,11 @@ extension StreamSource {
                                                                      "cut the recording after N packets, at the next keyframe")
         public static let keep = NodeOption<String?>.text("keep", required: false, "delete recorded files older than this (24h, 7d), oldest first")
         public static let keepBytes = NodeOption<String?>.text("keep-bytes", required: false, "delete the oldest recorded files while all are larger than this (500M, 20G)")
+        public static let width = NodeOption<Int?>.int("width", required: false, 16...8192,
+                                                       "declared picture width (even; with height): frames scaled to it, and the run starts before the stream connects")
+        public static let height = NodeOption<Int?>.int("height", required: false, 16...8192, "declared picture height (even; with width)")
         public static let all = [url.spec, network.spec, transport.spec, credentials.spec, sdp.spec, timeout.spec, openTimeout.spec, reconnect.spec,
-                                 backoff.spec, backoffMax.spec, onLoss.spec, threads.spec, maxPacketMiB.spec, probeMiB.spec,
+                                 backoff.spec, backoffMax.spec, onLoss.spec, width.spec, height.spec, threads.spec, maxPacketMiB.spec, probeMiB.spec,
                                  record.spec, recordSegment.spec, recordSegmentFrames.spec, keep.spec, keepBytes.spec]
     }
 }

@@ -68,12 +68,12 @@ public struct PipelineChanges: Sendable {
             throw PipelineError(origin: "--preview", message: "a window shows one stream; this run has \(streams.count) (write them with --output out/{stream}.mp4)")
         }
         let hasCamera = try camera.apply(to: &document)
-        if let streams, let url = streams.first(where: { StreamCommandLine.isURL($0.path) }) {
-            throw PipelineError(origin: "--input", message: "\(StreamURL.redact(url.path)): network streams run one per process for now; several files may share one (give the cameras to separate runs)")
+        if let streams, !network.allow, let url = streams.first(where: { StreamCommandLine.isURL($0.path) }) {
+            throw PipelineError(origin: "--input", message: "\(StreamURL.redact(url.path)) is a network stream; FrameGraph reads local files only unless allowed: add --allow-network")
         }
         let url = streams == nil ? allInputs.first.flatMap { StreamCommandLine.isURL($0) ? $0 : nil } : nil
         if streams == nil, let input = allInputs.first, url == nil { try document.applyInput(input) }
-        let hasStream = try network.apply(to: &document, input: url)
+        var hasStream = try network.apply(to: &document, input: url)
         if loop && !hasCamera { try document.applyLoop() }
         if let audio { try document.applyAudio(audio) }
         if let output {
@@ -82,7 +82,11 @@ public struct PipelineChanges: Sendable {
         }
         try document.applySettings(settings)
         if let results { try document.applyResults(results) }
-        if let streams { try document.replicate(streams: streams, batch: batch) }
+        if let streams {
+            try document.replicate(streams: streams, batch: batch)
+            // Network addresses among the streams became `stream` sources: the network options too.
+            if streams.contains(where: { StreamCommandLine.isURL($0.path) }) { hasStream = try network.apply(to: &document, input: nil) || hasStream }
+        }
         var preview: PipelineDocument.PreviewOutcome?
         if let previewTitle {
             // Preview only writes what the command line names (--output, --results, --set NODE.path=…).

@@ -13,11 +13,14 @@ public struct StreamInput: Sendable, Equatable {
     }
 
     /// Streams for `paths`, each named by its file name without the extension, made safe for file
-    /// names (`cams/front door.mkv` → `front-door`) and unique (`clip`, `clip-2`, …).
+    /// names (`cams/front door.mkv` → `front-door`) and unique (`clip`, `clip-2`, …). A network
+    /// address is named by the last part of its path, else its host and port
+    /// (`rtsp://user:pw@10.0.0.7/front` → `front`, `udp://127.0.0.1:5000` → `127.0.0.1-5000`): never
+    /// by its credentials.
     public static func named(_ paths: [String]) -> [StreamInput] {
         var used: Set<String> = []
         return paths.map { path in
-            let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            let stem = StreamURL.looksLikeURL(path) ? urlStem(path) : URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             var base = String(stem.unicodeScalars.map { scalar -> Character in
                 CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII || "._-".unicodeScalars.contains(scalar) ? Character(scalar) : "-"
             })
@@ -30,6 +33,22 @@ public struct StreamInput: Sendable, Equatable {
             used.insert(name)
             return StreamInput(name: name, path: path)
         }
+    }
+
+    /// A network address's name: its path's last part without the extension, else `host-port`;
+    /// the user-info and the query are never part of it.
+    static func urlStem(_ url: String) -> String {
+        let redacted = StreamURL.redact(url)
+        let rest = redacted.range(of: "://").map { redacted[$0.upperBound...] } ?? Substring(redacted)
+        let address = rest.prefix { $0 != "?" && $0 != "#" }
+        var authority = address.prefix { $0 != "/" }
+        let parts = address.dropFirst(authority.count).split(separator: "/")
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if let last = parts.last {
+            let name = URL(fileURLWithPath: String(last)).deletingPathExtension().lastPathComponent
+            if !name.isEmpty { return name }
+        }
+        return authority.replacingOccurrences(of: ":", with: "-")
     }
 
     /// Largest streams list read (far above any real one).
@@ -94,7 +113,8 @@ extension PipelineDocument {
 
     /// Repeats the whole pipeline once per stream: stream `s` gets a copy of every node, called
     /// `s/NAME`, its `file` source reading the stream's path, `{stream}` in every option value
-    /// replaced by `s`, and the same connections. The pipeline must have one `file` source, and each
+    /// replaced by `s`, and the same connections (a stream whose path is a network address gets a
+    /// `stream` source with `url=` and the source's `--set` options instead). The pipeline must have one `file` source, and each
     /// file it writes must name `{stream}` (one file per stream). ``Pipeline/build(_:catalog:models:)``
     /// then gives the copies of each worker node (a network) one shared worker and one model.
     public mutating func replicate(streams: [StreamInput], batch: Int = 1) throws {
@@ -117,7 +137,14 @@ extension PipelineDocument {
                 for i in copy.options.indices {
                     copy.options[i].value = copy.options[i].value.replacingOccurrences(of: Self.streamPlaceholder, with: stream.name)
                 }
-                if d.name == source.name {
+                if d.name == source.name, StreamURL.looksLikeURL(stream.path) {
+                    // A network address: this stream's source is a `stream` node reading it (the
+                    // command line's network options are applied to it afterwards); of the file
+                    // source's options it keeps those `--set` gave (`--set source.width=640`).
+                    copy.type = "stream"
+                    copy.options = copy.options.filter { $0.key != "path" && $0.origin?.hasPrefix("--set ") == true }
+                        + [Option(key: "url", value: stream.path, location: d.location, valueLocation: d.location, origin: "stream '\(stream.name)'")]
+                } else if d.name == source.name {
                     copy.options.removeAll { $0.key == "path" }
                     copy.options.append(Option(key: "path", value: stream.path, location: d.location, valueLocation: d.location, origin: "stream '\(stream.name)'"))
                 }

@@ -28,6 +28,14 @@ extension NodeType {
         options.backoff = try o.value(S.backoff)
         options.backoffMax = try o.value(S.backoffMax)
         options.onLoss = try o.value(S.onLoss)
+        options.width = try o.value(S.width)
+        options.height = try o.value(S.height)
+        switch (options.width, options.height) {
+        case (nil, nil): break
+        case let (w?, h?) where w % 2 == 0 && h % 2 == 0: break
+        case (_?, _?): throw GraphError.invalidOption(node: name, option: "width", reason: "the declared size must be even in both directions (yuv420p frames)")
+        default: throw GraphError.invalidOption(node: name, option: options.width == nil ? "width" : "height", reason: "give width= and height= together (the declared picture size)")
+        }
         options.threads = try o.value(S.threads)
         options.maxPacketMiB = try o.value(S.maxPacketMiB)
         options.probeMiB = try o.value(S.probeMiB)

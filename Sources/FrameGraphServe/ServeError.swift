@@ -10,6 +10,8 @@ public enum ServeError: Error, Equatable, CustomStringConvertible {
     case tokenCharacters
     /// The token file could not be read.
     case tokenFile(path: String, reason: String)
+    /// The token was given both inline and in a file.
+    case tokenBoth
     /// The socket could not be opened, bound or listened on.
     case cannotListen(String)
 
@@ -22,6 +24,7 @@ public enum ServeError: Error, Equatable, CustomStringConvertible {
         case .tokenTooShort: return "the serve token must be at least 16 characters"
         case .tokenCharacters: return "the serve token must be printable ASCII without spaces, quotes, commas, semicolons or backslashes"
         case .tokenFile(let path, let reason): return "cannot read the serve token from \(path): \(reason)"
+        case .tokenBoth: return "give --serve-token or --serve-token-file, not both"
         case .cannotListen(let why): return "cannot serve: \(why)"
         }
     }

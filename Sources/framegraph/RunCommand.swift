@@ -196,12 +196,11 @@ struct RunCommand {
 
     /// `--latency auto|MS` (default auto) and `--max-latency MS` (default 250): when live frames are shown.
     private func presentationDelay() throws -> PresentationDelay {
-        let maximum = (arguments.number("max-latency") ?? PresentationDelay.standardAuto.maximum * 1000) / 1000
-        guard let text = arguments.value("latency"), text != "auto" else { return .auto(maximum: maximum) }
-        guard let ms = Double(text), ms.isFinite, (0...5000).contains(ms) else {
-            throw Arguments.UsageError(description: "--latency expects auto or milliseconds from 0 to 5000, got '\(text.prefix(40))'")
+        let text = arguments.value("latency")
+        guard let delay = PresentationDelay.parse(text, maximumMilliseconds: arguments.number("max-latency")) else {
+            throw Arguments.UsageError(description: "--latency expects auto or milliseconds from 0 to 5000, got '\((text ?? "").prefix(40))'")
         }
-        return .fixed(ms / 1000)
+        return delay
     }
 
     /// When an interrupt arrived before the run could start: writes stats that say so and returns 130.

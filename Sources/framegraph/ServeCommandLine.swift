@@ -22,27 +22,13 @@ struct ServeCommandLine {
             }
             return nil
         }
+        let settings: ServeSettings
         do {
-            let address = try ServeAddress(parsing: text)
-            var token: AccessToken?
-            if arguments.value("serve-token") != nil && arguments.value("serve-token-file") != nil {
-                throw Arguments.UsageError(description: "give --serve-token or --serve-token-file, not both")
-            }
-            if let inline = arguments.value("serve-token") { token = try AccessToken(inline) }
-            if let file = arguments.value("serve-token-file") {
-                guard let data = FileManager.default.contents(atPath: file), data.count <= 4096 else {
-                    let reason = FileManager.default.fileExists(atPath: file) ? "unreadable or larger than 4 KiB" : "no such file"
-                    throw ServeError.tokenFile(path: file, reason: reason)
-                }
-                token = try AccessToken(String(decoding: data, as: UTF8.self))
-            }
-            if token == nil && !address.isLoopback { throw ServeError.tokenRequired(address: address.description) }
-            var options = HTTPServer.Options(address: address, token: token)
-            if let clients = arguments.number("serve-clients") { options.maxClients = Int(clients) }
-            return ServeCommandLine(options: options, linger: arguments.number("serve-linger") ?? 0,
-                                    pictureRate: arguments.number("serve-fps") ?? RunMonitor.defaultPictureRate)
-        } catch let error as ServeError {
-            throw Arguments.UsageError(description: error.description)
+            settings = try ServeSettings(address: text, token: arguments.value("serve-token"), tokenFile: arguments.value("serve-token-file"),
+                                         clients: arguments.number("serve-clients").map { Int($0) }, pictureRate: arguments.number("serve-fps"))
+        } catch {
+            throw Arguments.UsageError(description: describe(error))
         }
+        return ServeCommandLine(options: settings.options, linger: arguments.number("serve-linger") ?? 0, pictureRate: settings.pictureRate)
     }
 }

@@ -6,135 +6,23 @@ import TestSupport
 /// Network sources end to end, against real servers on 127.0.0.1 only: GStreamer's RTSP server
 /// (tools/streams/rtsp_server.py, killed and restarted mid-run), ffmpeg's HTTP/MPEG-TS and SRT
 /// listeners, and hostile servers (tools/streams/hostile_stream_server.py). Every run is bounded by
-/// the source's own timeouts; the tests assert counts and lines, never speed.
-@Suite(.serialized) struct NetworkStreamTests {
-    static let systemPython = "/usr/bin/python3"
-    /// What the RTSP tests need (scripts/install-deps.sh installs it): python3-gi with GStreamer's RTSP server.
-    static let hasRTSPServer: Bool = {
-        guard FileManager.default.isExecutableFile(atPath: systemPython),
-              let r = try? runCommand(systemPython, ["-c", "import gi; gi.require_version('GstRtspServer', '1.0'); from gi.repository import GstRtspServer"], timeout: 30)
-        else { return false }
-        return r.status == 0
-    }()
-    static let hasSRT: Bool = {
-        guard let ffmpeg = ffmpegPath, let r = try? runCommand(ffmpeg, ["-hide_banner", "-protocols"], timeout: 30) else { return false }
-        return r.stdout.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == "srt" }
-    }()
-
-    struct ServerFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// A server process printing `{"port": N}` first; stopped (stdin closed, then terminated) on release.
-    final class Server: @unchecked Sendable {
-        let port: Int
-        private let process = Process()
-        private let input = Pipe()
-
-        init(_ executable: String, _ arguments: [String]) throws {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.currentDirectoryURL = TestEnvironment.root
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var line = Data()
-            while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data("\n".utf8) { break }
-                line.append(byte)
-            }
-            guard let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let port = info["port"] as? Int else {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw ServerFailure(description: "the server did not start: \(String(decoding: line, as: UTF8.self))")
-            }
-            self.port = port
-        }
-
-        /// Kills the server at once (SIGKILL: as a crash or a pulled cable would).
-        func stop() {
-            guard process.isRunning else { return }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-
-        deinit {
-            try? input.fileHandleForWriting.close()
-            stop()
-        }
-
-        static func rtsp(port: Int = 0, extra: [String] = []) throws -> Server {
-            try Server(systemPython, [TestEnvironment.root.appendingPathComponent("tools/streams/rtsp_server.py").path, "--port", String(port)] + extra)
-        }
-    }
-
-    /// A free TCP port on 127.0.0.1.
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// The run's statistics and the source node's connection counters.
-    struct Run {
-        var dir: URL
-        var result: CommandResult
-        var stats: [String: Any]
-        var connection: [String: Any]
-        var framesOut: Int { stats["framesOut"] as? Int ?? -1 }
-        func count(_ key: String) -> Int { connection[key] as? Int ?? -1 }
-    }
+/// the source's own timeouts; the tests assert counts and lines, never speed. Tests run side by side
+/// (each has its own server, port, clip and folder; they wait on the network far more than they compute).
+@Suite struct NetworkStreamTests {
+    typealias Server = NetworkFixtures.Server
+    typealias Run = NetworkFixtures.Run
+    static var hasRTSPServer: Bool { NetworkFixtures.hasRTSPServer }
+    static var hasSRT: Bool { NetworkFixtures.hasSRT }
+    static func freePort() -> Int { NetworkFixtures.freePort() }
 
     func run(_ name: String, _ arguments: [String], timeout: Double = 60, whileRunning: ((Process) -> Void)? = nil) throws -> Run {
-        let dir = TestEnvironment.scratch("network-\(name)")
-        let stats = dir.appendingPathComponent("stats.json").path
-        let result = try runCommand(TestEnvironment.cli, arguments + ["--stats", stats, "--quiet"], timeout: timeout, in: dir, whileRunning: whileRunning)
-        let json = (try? Data(contentsOf: URL(fileURLWithPath: stats))).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
-        let nodes = json["nodes"] as? [[String: Any]] ?? []
-        let connection = nodes.compactMap { $0["connection"] as? [String: Any] }.first ?? [:]
-        return Run(dir: dir, result: result, stats: json, connection: connection)
+        try NetworkFixtures.run(name, arguments, timeout: timeout, whileRunning: whileRunning)
     }
 
-    /// Frames in a video file, counted by ffprobe (decoding every frame).
-    func frameCount(_ path: String) throws -> Int {
-        guard let ffprobe = ffprobePath else { return -1 }
-        let r = try runCommand(ffprobe, ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",
-                                         "-of", "csv=p=0", path], timeout: 60)
-        return Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-    }
+    func frameCount(_ path: String) throws -> Int { try NetworkFixtures.frameCount(path) }
 
-    /// A short MPEG-TS clip made with ffmpeg (320×240 moving pattern, 30 fps, H.264 every frame a
-    /// keyframe every 15); `resize` makes its second half 160×120.
     func tsClip(_ name: String, seconds: Int = 4, resize: Bool = false) throws -> String {
-        let ffmpeg = try #require(ffmpegPath, "ffmpeg is not installed (scripts/install-deps.sh)")
-        let dir = TestEnvironment.scratch("network-clips")
-        let path = dir.appendingPathComponent(name).path
-        if FileManager.default.fileExists(atPath: path) { return path }
-        func make(_ size: String, _ seconds: Int, _ output: String) throws {
-            let r = try runCommand(ffmpeg, ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(size):r=30:d=\(seconds)", "-c:v", "libx264",
-                                            "-preset", "ultrafast", "-g", "15", "-bf", "0", "-pix_fmt", "yuv420p", "-f", "mpegts", output], timeout: 60)
-            #expect(r.status == 0, "\(r.stderr)")
-        }
-        guard resize else {
-            try make("320x240", seconds, path)
-            return path
-        }
-        // The second half at another size: two MPEG-TS files joined byte for byte (the format allows it).
-        try make("320x240", seconds / 2, path + ".a")
-        try make("160x120", seconds / 2, path + ".b")
-        var joined = try Data(contentsOf: URL(fileURLWithPath: path + ".a"))
-        joined.append(try Data(contentsOf: URL(fileURLWithPath: path + ".b")))
-        try joined.write(to: URL(fileURLWithPath: path))
-        return path
+        try NetworkFixtures.tsClip(name, seconds: seconds, resize: resize)
     }
 
     // MARK: - Opt-in and redaction
@@ -237,7 +125,7 @@ import TestSupport
 
     @Test(.enabled(if: ffmpegPath != nil, "needs ffmpeg (scripts/install-deps.sh)"))
     func httpMPEGTSFromFFmpegsListener() throws {
-        let clip = try tsClip("pattern-8s.ts", seconds: 8)
+        let clip = try tsClip("http-8s.ts", seconds: 8)
         let port = Self.freePort()
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: try #require(ffmpegPath))
@@ -255,7 +143,7 @@ import TestSupport
 
     @Test(.enabled(if: hasSRT, "needs ffmpeg built with SRT (Debian's is)"))
     func srtFromFFmpegsListener() throws {
-        let clip = try tsClip("pattern-8s.ts", seconds: 8)
+        let clip = try tsClip("srt-8s.ts", seconds: 8)
         let port = Self.freePort()
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: try #require(ffmpegPath))
@@ -301,18 +189,42 @@ import TestSupport
     func hostileServersAreBoundedCountedAndOneLine() throws {
         let good = try tsClip("pattern-4s.ts", seconds: 4)
         let server = try Server("/usr/bin/env", ["python3", TestEnvironment.root.appendingPathComponent("tools/streams/hostile_stream_server.py").path, good])
-        // Misbehaving from the first byte: the connection fails within open-timeout, one line, status 1.
+        // Every case at once (the server serves each connection on its own thread; each run waits
+        // on the network, not the CPU), then each checked.
+        let cases: [(name: String, arguments: [String])] = [
+            // Misbehaving from the first byte, reconnect=false: the connection fails within
+            // open-timeout, one line, status 2 (the stream could not start: refused before the run).
+            ("slow", []), ("endless-header", []), ("huge", []), ("garbage", []),
+        ].map { path, _ in
+            (path, ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/\(path) open-timeout=1 timeout=1 reconnect=false -> null", "--allow-network", "--duration", "20"])
+        } + [
+            // With reconnect (the default) it is tried again until the run's duration has passed.
+            ("garbage-retried", ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/garbage open-timeout=0.5 backoff=0.2 backoff-max=0.4 -> null",
+                                 "--allow-network", "--duration", "2"]),
+        ] + ["good-then-garbage", "good-then-slow"].map { path in
+            // Good, then misbehaving: counted as a stall or drop; reconnect=false ends the run after it.
+            (path, ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/\(path) timeout=1.5 reconnect=false -> encode path=out.mp4", "--allow-network", "--duration", "20"])
+        }
+        let results = Protected([String: Result<Run, any Error>]())
+        DispatchQueue.concurrentPerform(iterations: cases.count) { i in
+            let result = Result { try NetworkFixtures.run("hostile-\(cases[i].name)", cases[i].arguments, timeout: 40) }
+            results.withLock { $0[cases[i].name] = result }
+        }
+        let runs = try results.withLock { all in try all.mapValues { try $0.get() } }
         for path in ["slow", "endless-header", "huge", "garbage"] {
-            let r = try run("hostile-\(path)", ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/\(path) open-timeout=1 timeout=1 -> null",
-                                                "--allow-network", "--duration", "20"], timeout: 40)
-            #expect(r.result.status == 2, "\(path): \(r.result.stderr)")  // the stream could not start: refused before the run
+            let r = try #require(runs[path])
+            #expect(r.result.status == 2, "\(path): \(r.result.stderr)")
             #expect(r.result.stderr.split(separator: "\n").count == 1, "\(path): \(r.result.stderr)")
             #expect(r.result.stderr.contains("127.0.0.1:\(server.port)/\(path)"), "\(path): \(r.result.stderr)")
         }
-        // Good, then misbehaving: counted as a stall or drop; reconnect=false ends the run after it.
+        // Retried: then the last failure, status 2; a line said it was waiting.
+        let retried = try #require(runs["garbage-retried"])
+        #expect(retried.result.status == 2, "\(retried.result.stderr)")
+        #expect(retried.result.stderr.contains("cannot connect yet") && retried.result.stderr.contains("no connection within the run's duration (2 s)"),
+                "\(retried.result.stderr)")
+        #expect(retried.result.stderr.split(separator: "\n").count == 2, "\(retried.result.stderr)")
         for path in ["good-then-garbage", "good-then-slow"] {
-            let r = try run("hostile-\(path)", ["run", "-e", "stream url=http://127.0.0.1:\(server.port)/\(path) timeout=1.5 reconnect=false -> encode path=out.mp4",
-                                                "--allow-network", "--duration", "20"], timeout: 40)
+            let r = try #require(runs[path])
             #expect(r.result.status == 1, "\(path): \(r.result.stderr)")
             #expect(r.count("stalls") + r.count("drops") == 1, "\(path): \(r.connection)")
             #expect((r.stats["framesIn"] as? Int ?? 0) > 10, "\(path): \(r.stats)")

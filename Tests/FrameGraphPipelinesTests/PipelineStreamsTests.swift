@@ -44,6 +44,53 @@ import TestSupport
         #expect(pipeline.sources.map(\.streamName) == ["front", "back-door", "front-2"])
     }
 
+    @Test func networkAddressesAmongTheInputsBecomeStreamSourcesNamedWithoutCredentials() throws {
+        var doc = try PipelineParser.parse(portrait, file: "p.fg")
+        var changes = PipelineChanges()
+        changes.inputs = ["rtsp://admin:hunter2@10.0.0.7:554/front", "rtsp://10.0.0.8/front?token=hunter2", "udp://127.0.0.1:5000", "clips/yard.mkv",
+                          "rtsp://admin:hunter2@10.0.0.9:8554"]
+        // Without the opt-in: one line, no password in it.
+        var refused = doc
+        #expect(throws: PipelineError.self) { _ = try changes.apply(to: &refused) }
+        do { _ = try changes.apply(to: &refused) } catch {
+            #expect("\(error)".contains("--allow-network") && !"\(error)".contains("hunter2"), "\(error)")
+        }
+        changes.network.allow = true
+        changes.network.reconnect = false
+        let applied = try changes.apply(to: &doc)
+        #expect(applied.hasStream)
+        #expect(doc.streamNames == ["front", "front-2", "127.0.0.1-5000", "yard", "10.0.0.9-8554"])
+        #expect(!doc.streamNames.joined().contains("hunter2") && !doc.streamNames.joined().contains("admin"))
+        for (stream, url) in [("front", "rtsp://admin:hunter2@10.0.0.7:554/front"), ("127.0.0.1-5000", "udp://127.0.0.1:5000")] {
+            let source = try #require(doc.declarations.first { $0.name == "\(stream)/source" })
+            #expect(source.type == "stream")
+            #expect(option(doc, "\(stream)/source", "url") == url)
+            #expect(option(doc, "\(stream)/source", "network") == "allow" && option(doc, "\(stream)/source", "reconnect") == "false")
+            #expect(option(doc, "\(stream)/source", "path") == nil)
+        }
+        // A file among them stays a file source.
+        #expect(doc.declarations.first { $0.name == "yard/source" }?.type == "file")
+        #expect(option(doc, "yard/source", "path") == "clips/yard.mkv")
+    }
+
+    @Test func aDeclaredSizeGivenWithSetReachesEveryCamera() throws {
+        var doc = try PipelineParser.parse(portrait.replacingOccurrences(of: "path=in.mp4", with: "path=in.mp4 loop=true"), file: "p.fg")
+        var changes = PipelineChanges()
+        changes.inputs = ["rtsp://10.0.0.7/front", "rtsp://10.0.0.8/back"]
+        changes.network.allow = true
+        changes.settings = ["source.width=640", "source.height=480"]
+        _ = try changes.apply(to: &doc)
+        for stream in ["front", "back"] {
+            // The file's own options (loop) are not a stream's; what --set gave is kept.
+            let source = try #require(doc.declarations.first { $0.name == "\(stream)/source" })
+            #expect(source.options.map(\.key).sorted() == ["height", "network", "url", "width"], "\(source.options.map(\.key))")
+            #expect(option(doc, "\(stream)/source", "width") == "640" && option(doc, "\(stream)/source", "height") == "480")
+        }
+        // And it builds: two stream sources with a declared 640×480.
+        let pipeline = try Pipeline.build(doc)
+        #expect(pipeline.sources.count == 2 && pipeline.sources.allSatisfy { $0.kind == "stream" })
+    }
+
     @Test func theStreamsListInThePipelineFileAndOutputFolders() throws {
         let text = portrait.replacingOccurrences(of: "output = encode      path=out/{stream}.mp4", with: "output = encode      path=out/all.mp4")
             + "\ncameras = streams  lobby=clips/lobby.mkv  yard=clips/yard.mkv\n"

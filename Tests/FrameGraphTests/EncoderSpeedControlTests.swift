@@ -47,6 +47,23 @@ import Testing
         #expect(abs(control.changes[0].time - 44.0 / 30) < 1e-9 && abs(control.changes[1].time - 178.0 / 30) < 1e-9)
     }
 
+    @Test func aStepSlowerTakenBackWaitsTwiceAsLongNextTime() {
+        // veryfast 16 ms (over 15: too slow), superfast 7 ms (under 7.5: room to step back): without
+        // more hysteresis the preset would flap every 105 frames. Frame 44 steps faster; 90 frames at
+        // superfast later (frame 134) back to veryfast; 15 frames later (149) faster again — taking the
+        // step back, so the next step slower needs 180 frames (329), then 360 (704 after 344), 720
+        // (1439 after 719): 9 changes in 1,500 frames instead of 28.
+        let (control, steps) = drive(frames: 1500) { preset, _ in
+            switch preset {
+            case "veryfast": return 0.016
+            case "superfast": return 0.007
+            default: return 0.005
+            }
+        }
+        #expect(steps.map { $0.frame } == [44, 134, 149, 329, 344, 704, 719, 1439, 1454])
+        #expect(control.preset == "superfast" && control.overloads == 0)
+    }
+
     @Test func aCostBetweenTheThresholdsNeverMoves() {
         // 12 ms at veryfast is under 15 (no step faster) and over 7.5 (already the slowest): 600 frames,
         // no change; started one step down at 8 ms it would not step back either (over 7.5).

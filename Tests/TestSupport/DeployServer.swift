@@ -10,6 +10,8 @@ public struct DeploymentTestError: Error, CustomStringConvertible {
 public final class DeployServer: @unchecked Sendable {
     public static let token = "test-token-1"
     public let https: String
+    /// The same locations over plain HTTP (`http://127.0.0.1:PORT/`).
+    public let http: String
     public let ca: String
     /// The harness's folder (nginx.conf, access.log, error.log).
     public let work: String
@@ -38,12 +40,13 @@ public final class DeployServer: @unchecked Sendable {
             line.append(byte)
         }
         guard let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let https = info["https"] as? String,
-              let ca = info["ca"] as? String, let work = info["work"] as? String else {
+              let http = info["http"] as? String, let ca = info["ca"] as? String, let work = info["work"] as? String else {
             process.waitUntilExit()
             let why = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw DeploymentTestError("the nginx test server did not start (scripts/install-deps.sh installs nginx-light): \(why)")
         }
         self.https = https
+        self.http = http
         self.ca = ca
         self.work = work
     }

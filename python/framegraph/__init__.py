@@ -8,8 +8,9 @@ and results (dicts).
 """
 from ._label import FrameLabels, Label, label
 from ._pipeline import Pipeline
-from ._run import FrameGraphError, Item, ModelError, PipelineError, RequestError, Run, RunError, library, run
+from ._options import PipelineOptions, RunOptions
+from ._run import FrameGraphError, Item, ModelError, PipelineError, RequestError, Run, RunError, library, run, run_options
 
-__all__ = ["run", "Run", "Item", "Pipeline", "label", "Label", "FrameLabels", "FrameGraphError", "PipelineError", "ModelError", "RunError",
-           "RequestError", "library"]
-__version__ = "0.2.0"
+__all__ = ["run", "run_options", "Run", "Item", "Pipeline", "label", "Label", "FrameLabels", "FrameGraphError", "PipelineError", "ModelError",
+           "RunError", "RequestError", "RunOptions", "PipelineOptions", "library"]
+__version__ = "0.3.0"

@@ -3,19 +3,22 @@ from __future__ import annotations
 
 import ctypes
 import json
-from typing import Any, Dict, List, NamedTuple, Optional, Union
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Union
 
-from ._run import _error, library
+from ._run import RunError, _error, library
 
 
-class Label(NamedTuple):
+@dataclass(frozen=True)
+class Label:
     """One label: its text, the model's confidence (0…1) and the class index."""
     text: str
     confidence: float
     index: int
 
 
-class FrameLabels(NamedTuple):
+@dataclass(frozen=True)
+class FrameLabels:
     """A video frame's labels: its position, its media time in seconds, the labels (best first)."""
     index: int
     time: float
@@ -45,8 +48,10 @@ def label(file: str, model: Optional[str] = None, max_results: Optional[int] = N
     out = ctypes.c_void_p()
     if lib.fg_label(json.dumps(request).encode(), ctypes.byref(out)) != 0:
         raise _error(lib)
+    if not out.value:
+        raise RunError("fg_label gave no answer")
     try:
-        answer = json.loads(ctypes.string_at(out.value).decode("utf-8"))
+        answer: Dict[str, Any] = json.loads(ctypes.string_at(out.value).decode("utf-8"))
     finally:
         lib.fg_string_free(out)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import List, Optional
 
 LIBRARY = "libFrameGraphC.so"
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 
 def candidates() -> List[Path]:
@@ -99,6 +99,8 @@ def load(path: Optional[Path] = None) -> ctypes.CDLL:
     lib.fg_string_free.argtypes = [ctypes.c_void_p]
     lib.fg_push.restype = ctypes.c_int32
     lib.fg_push.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint8), ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_double]
+    lib.fg_run_options.restype = ctypes.c_void_p
+    lib.fg_run_options.argtypes = []
     lib.fg_push_end.restype = ctypes.c_int32
     lib.fg_push_end.argtypes = [ctypes.c_void_p]
     return lib

@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Iterator, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
+from ._options import PathLike, PipelineOptions, request
 from ._run import _OK, Item, RequestError, Run, _error
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 class Pipeline:
@@ -23,30 +28,31 @@ class Pipeline:
             out = p.process(frame_rgb)          # out.frame, out.results
         print(p.stats["nodes"])
 
-    output=, results=, set= and queue= are run()'s; close() (or the end of a `with` block) ends the
+    The keywords are run()'s (output=, results=, set=, mode=, serve=, frames=, rgb=, queue= …) less
+    input= and camera=; close() (or the end of a `with` block) ends the
     input, lets the frames in flight finish and finalizes the outputs.
     """
 
-    def __init__(self, pipeline: str, *, source: str = "python", output: Optional[str] = None, results: Optional[str] = None,
-                 set: Union[None, Mapping[str, Any], Sequence[str]] = None, mode: Optional[str] = None, frames: bool = True,
-                 queue: int = 4):
+    def __init__(self, pipeline: PathLike, *, source: str = "python", **options: Unpack[PipelineOptions]):
         if source != "python":
             raise RequestError(f"Pipeline takes its frames from Python (source=\"python\"); got source={source!r} — use fg.run for files and cameras")
-        self._pipeline = str(pipeline)
-        self._options = {"output": output, "results": results, "set": set, "mode": mode, "frames": frames, "queue": queue}
+        for key in ("input", "camera"):
+            if key in options:
+                raise RequestError(f"Pipeline takes its frames from Python: give no {key}= (use fg.run for files and cameras)")
+        self._request = request(pipeline, options)
         self._run: Optional[Run] = None
-        self._size: Optional[tuple] = None
-        self._final_stats: Optional[dict] = None
+        self._size: Optional[Tuple[int, int]] = None
+        self._final_stats: Optional[Dict[str, Any]] = None
 
     def _open(self, width: int, height: int) -> Run:
         if self._run is None:
             if self._final_stats is not None:
                 raise RequestError("this Pipeline is closed")
-            self._run = Run(self._pipeline, _program={"source": "program", "width": int(width), "height": int(height)}, **self._options)
+            self._run = Run._from_request({**self._request, "source": "program", "width": int(width), "height": int(height)})
             self._size = (width, height)
         return self._run
 
-    def push(self, frame: np.ndarray, time: Optional[float] = None) -> None:
+    def push(self, frame: "npt.NDArray[np.uint8]", time: Optional[float] = None) -> None:
         """Gives the pipeline one frame (uint8 H×W×3, RGB; copied before this returns). `time`: its
         media time in seconds (default: the time since the first frame). Offline it waits while the
         pipeline still has earlier frames to take; live it never waits."""
@@ -64,7 +70,7 @@ class Pipeline:
         if run._lib.fg_push(handle, pixels, width, height, array.strides[0], -1.0 if time is None else float(time)) != _OK:
             raise _error(run._lib)
 
-    def process(self, frame: np.ndarray, time: Optional[float] = None) -> Item:
+    def process(self, frame: "npt.NDArray[np.uint8]", time: Optional[float] = None) -> Item:
         """Pushes `frame` and returns the pipeline's output for it (offline: one item per frame)."""
         self.push(frame, time)
         assert self._run is not None
@@ -77,7 +83,7 @@ class Pipeline:
         return self._run
 
     @property
-    def stats(self) -> dict:
+    def stats(self) -> Dict[str, Any]:
         """The run's statistics (final after close())."""
         if self._final_stats is not None:
             return self._final_stats
@@ -100,7 +106,7 @@ class Pipeline:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:

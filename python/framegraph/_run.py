@@ -4,13 +4,20 @@ from __future__ import annotations
 import ctypes
 import json
 import threading
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _library
+from ._options import PathLike, RunOptions, request
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 _OK, _FAILED, _END, _TIMEOUT, _INVALID = 0, 1, 2, 3, 4
+RGBFrame = npt.NDArray[np.uint8]
+"""An output frame: uint8 H×W×3, RGB."""
 _lib: Optional[ctypes.CDLL] = None
 _lib_lock = threading.Lock()
 
@@ -61,9 +68,9 @@ class _ItemHandle:
 
     def __init__(self, lib: ctypes.CDLL, handle: int):
         self.lib = lib
-        self.handle = handle
+        self.handle: Optional[int] = handle
 
-    def __del__(self):
+    def __del__(self) -> None:
         if self.handle:
             self.lib.fg_item_free(self.handle)
             self.handle = None
@@ -76,12 +83,15 @@ class Item:
     time: its media time in seconds.
     frame: numpy uint8 array H×W×3 (RGB), read-only, a view of the engine's buffer (no copy; take
         `frame.copy()` to change it or keep it beyond the item); None for a run with frames=False.
+        The engine converts the frame to RGB when `frame` is first read, not before: an item whose
+        frame is never read costs no conversion (rgb="fast", the default, gives the pixels of
+        `ffmpeg -pix_fmt rgb24` and OpenCV; rgb="exact" those of the png sink).
     results: the results of the frame as a dict, in the results file's schema (docs/RESULTS.md:
         node, index, time, width, height, detections, landmarks, classifications) — for the first
         results producer when the pipeline has several (all_results has them all).
     """
 
-    __slots__ = ("index", "time", "frame", "_results_text", "_results", "_handle")
+    __slots__ = ("index", "time", "_frame", "_frame_read", "_results_text", "_results", "_handle")
 
     def __init__(self, lib: ctypes.CDLL, handle: int):
         owner = _ItemHandle(lib, handle)
@@ -90,16 +100,29 @@ class Item:
         self.time: float = float(lib.fg_item_time(handle))
         self._results_text: str = (lib.fg_item_results(handle) or b"").decode()
         self._results: Optional[List[Dict[str, Any]]] = None
+        self._frame: Optional[RGBFrame] = None
+        self._frame_read = False
+
+    @property
+    def frame(self) -> Optional[RGBFrame]:
+        """The output frame, RGB, H×W×3 uint8, read-only (None for a run with frames=False)."""
+        if self._frame_read:
+            return self._frame
+        owner = self._handle
+        lib = owner.lib
         pixels, width, height, stride = ctypes.c_void_p(), ctypes.c_int32(), ctypes.c_int32(), ctypes.c_int32()
-        if lib.fg_item_frame(handle, ctypes.byref(pixels), ctypes.byref(width), ctypes.byref(height), ctypes.byref(stride)) == _OK:
+        code = lib.fg_item_frame(owner.handle, ctypes.byref(pixels), ctypes.byref(width), ctypes.byref(height), ctypes.byref(stride))
+        if code == _OK and pixels.value:
             h, w, s = height.value, width.value, stride.value
             raw = (ctypes.c_uint8 * (s * (h - 1) + w * 3)).from_address(pixels.value)
-            raw._owner = owner  # the view keeps the C item (and its buffer) alive
-            frame = np.ndarray((h, w, 3), dtype=np.uint8, buffer=raw, strides=(s, 3, 1))
+            raw._owner = owner  # type: ignore[attr-defined]  # the view keeps the C item (and its buffer) alive
+            frame: RGBFrame = np.ndarray((h, w, 3), dtype=np.uint8, buffer=memoryview(raw), strides=(s, 3, 1))
             frame.flags.writeable = False
-            self.frame: Optional[np.ndarray] = frame
-        else:
-            self.frame = None
+            self._frame = frame
+        elif code == _FAILED:
+            raise _error(lib)
+        self._frame_read = True
+        return self._frame
 
     @property
     def all_results(self) -> List[Dict[str, Any]]:
@@ -110,6 +133,7 @@ class Item:
 
     @property
     def results(self) -> Dict[str, Any]:
+        """The first producer's results line as a dict (empty when there is none)."""
         lines = self.all_results
         return lines[0] if lines else {}
 
@@ -119,18 +143,9 @@ class Item:
         return self._results_text
 
     def __repr__(self) -> str:
-        shape = "×".join(map(str, self.frame.shape)) if self.frame is not None else "no frame"
+        frame = self._frame if self._frame_read else None
+        shape = "×".join(map(str, frame.shape)) if frame is not None else ("frame" if not self._frame_read else "no frame")
         return f"<framegraph.Item {self.index} t={self.time:.3f}s {shape}>"
-
-
-def _settings(values: Union[None, Mapping[str, Any], Sequence[str]]) -> List[str]:
-    if values is None:
-        return []
-    if isinstance(values, Mapping):
-        def text(v: Any) -> str:
-            return ("true" if v else "false") if isinstance(v, bool) else str(v)
-        return [f"{k}={text(v)}" for k, v in values.items()]
-    return [str(v) for v in values]
 
 
 class Run:
@@ -146,25 +161,27 @@ class Run:
     Ctrl-C (KeyboardInterrupt) while iterating all close it.
     """
 
-    def __init__(self, pipeline: str, *, input: Optional[str] = None, output: Optional[str] = None,
-                 results: Optional[str] = None, set: Union[None, Mapping[str, Any], Sequence[str]] = None,
-                 mode: Optional[str] = None, camera: Optional[str] = None, loop: bool = False,
-                 duration: Optional[float] = None, frames: bool = True, queue: int = 4,
-                 _program: Optional[Dict[str, Any]] = None):
-        self._lib = library()
-        request: Dict[str, Any] = {"pipeline": str(pipeline), "set": _settings(set), "loop": bool(loop),
-                                   "frames": bool(frames), "queue": int(queue), **(_program or {})}
-        for key, value in (("input", input), ("output", output), ("results", results), ("mode", mode), ("camera", camera)):
-            if value is not None:
-                request[key] = str(value)
-        if duration is not None:
-            request["duration"] = float(duration)
-        handle = ctypes.c_void_p()
-        if self._lib.fg_open(json.dumps(request).encode(), ctypes.byref(handle)) != _OK:
-            raise _error(self._lib)
-        self._handle: Optional[int] = handle.value
+    def __init__(self, pipeline: PathLike, **options: Unpack[RunOptions]):
+        self._handle: Optional[int] = None
         self._final_stats: Optional[Dict[str, Any]] = None
-        self._failure: Optional[FrameGraphError] = None
+        self._lib = library()
+        self._open(request(pipeline, options))
+
+    @classmethod
+    def _from_request(cls, fields: Dict[str, Any]) -> "Run":
+        """A run opened from a whole request (fg.Pipeline's, with its program source)."""
+        run = cls.__new__(cls)
+        run._handle = None
+        run._final_stats = None
+        run._lib = library()
+        run._open(fields)
+        return run
+
+    def _open(self, fields: Dict[str, Any]) -> None:
+        handle = ctypes.c_void_p()
+        if self._lib.fg_open(json.dumps(fields).encode(), ctypes.byref(handle)) != _OK:
+            raise _error(self._lib)
+        self._handle = handle.value
 
     def __iter__(self) -> Iterator[Item]:
         return self
@@ -173,11 +190,12 @@ class Run:
         if self._handle is None:
             raise StopIteration
         item = ctypes.c_void_p()
+        handle = self._handle
         try:
             while True:
                 # Short waits: Python handles Ctrl-C between them.
-                code = self._lib.fg_next(self._handle, 0.1, ctypes.byref(item))
-                if code == _OK:
+                code = self._lib.fg_next(handle, 0.1, ctypes.byref(item))
+                if code == _OK and item.value:
                     return Item(self._lib, item.value)
                 if code == _TIMEOUT:
                     continue
@@ -202,7 +220,8 @@ class Run:
         text = self._lib.fg_stats(self._handle)
         if text is None:
             raise _error(self._lib)
-        return json.loads(text)
+        stats: Dict[str, Any] = json.loads(text)
+        return stats
 
     def stop(self) -> None:
         """Asks the run to end; returns at once (close() waits)."""
@@ -226,16 +245,34 @@ class Run:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:
             pass
 
 
-def run(pipeline: str, **options: Any) -> Run:
+def run(pipeline: PathLike, **options: Unpack[RunOptions]) -> Run:
     """Opens and starts a pipeline (a file, or a shipped pipeline's name such as "face-detect") with
-    the CLI's changes: input=, output=, results=, set={"node.key": value}, mode="live"|"offline",
-    camera=, loop=, duration=; frames=False for results only; queue= items that may wait unread.
-    Errors while building it (the file, a --set, a model) raise here, with the CLI's message."""
+    the CLI's run options as keywords, `_` for `-`: input=, output=, results=, set={"node.key": value},
+    mode="live"|"offline", camera=, loop=, duration=, fps=, policy=, latency=, stats=, trace=,
+    serve="127.0.0.1:0" (and serve_token_file=, serve_clients=, serve_fps=), model_budget=,
+    machine_config= …; and the library's own: frames=False for results only, rgb="fast"|"exact",
+    queue= items that may wait unread. run_options() lists them all. Errors while building it (the
+    file, a set, a model, an unknown or wrong keyword) raise here, with the CLI's message."""
     return Run(pipeline, **options)
+
+
+def run_options() -> List[Dict[str, Any]]:
+    """The keywords run() accepts, from the engine's own table: each with its key, the `framegraph
+    run` option it stands for ("flag", None for the library's own), its kind ("text", "flag",
+    "number", "integer", "choice", "texts"), range or choices, and a line of doc."""
+    lib = library()
+    out = lib.fg_run_options()
+    if not out:
+        raise RunError("fg_run_options gave nothing")
+    try:
+        table: List[Dict[str, Any]] = json.loads(ctypes.string_at(out).decode("utf-8"))
+    finally:
+        lib.fg_string_free(out)
+    return table

@@ -16,7 +16,8 @@ def main() -> None:
         for item in run:
             faces = item.results.get("detections", [])
             scores = ", ".join(f"{face['score']:.2f}" for face in faces)
-            print(f"{item.index:4d} {item.time:6.2f}s  {len(faces)} face(s) [{scores}]  mean {item.frame.mean():.1f}")
+            brightness = item.frame.mean() if item.frame is not None else float("nan")
+            print(f"{item.index:4d} {item.time:6.2f}s  {len(faces)} face(s) [{scores}]  mean {brightness:.1f}")
     stats = run.stats
     print(f"{stats['program']['itemsDelivered']} frames, {stats['framesOut']} out; wrote {output}")
 

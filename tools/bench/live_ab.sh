@@ -19,7 +19,7 @@ for round in $(seq "$rounds"); do
   for side in A B; do
     bin=$5 extra=${A_ARGS:-}; [ "$side" = B ] && bin=$6 extra=${B_ARGS:-}
     # shellcheck disable=SC2086  # extra holds several words on purpose
-    FRAMEGRAPH_MODELS=models/cache "$bin" run "$pipeline" --mode live --input "$input" --loop --duration "$seconds" \
+    FRAMEGRAPH_MODELS=${FRAMEGRAPH_MODELS:-models/cache:models} "$bin" run "$pipeline" --mode live --input "$input" --loop --duration "$seconds" \
       --output out/live-ab/out.mp4 --stats out/live-ab/stats.json --quiet $extra
     python3 - "$side" "$round" <<'PY'
 import json, sys
