@@ -59,6 +59,9 @@ let package = Package(
         // What a frame's results are (detections, landmarks, labels), landmark topologies, and the
         // results file format (JSON Lines); no frames, no dependencies.
         .target(name: "FrameGraphResults"),
+        // JPEG pictures from Y'CbCr planes through libjpeg-turbo (Debian's libjpeg62-turbo-dev): the live
+        // view's encoder, with libjpeg's longjmp errors caught in C.
+        .target(name: "CJPEGTurbo", linkerSettings: [.linkedLibrary("jpeg")]),
         // Files written safely: a temporary file created exclusively (no symlink followed, final
         // permissions from the start) beside the destination, renamed into place when complete.
         .target(name: "CSafeFiles"),
@@ -84,7 +87,7 @@ let package = Package(
         // Watching a run over HTTP (`--serve`): a small HTTP/1.1 server over POSIX sockets (bounded
         // request parsing, bounded per-client buffers), Prometheus metrics, JPEG/MJPEG pictures,
         // Server-Sent Events, the dashboard page; and the run report page (`framegraph report`).
-        .target(name: "FrameGraphServe", dependencies: ["FrameGraph", "FrameGraphResults", "FFmpegSupport"]),
+        .target(name: "FrameGraphServe", dependencies: ["FrameGraph", "FrameGraphResults", "FFmpegSupport", "CJPEGTurbo"]),
         // Model deployment: archives (encrypted or not), signed collections with targeting rules, the
         // machine's cache, downloads, key fetching.
         .target(name: "ModelDeployment", dependencies: ["ModelFormats", "NeuralGraph", "MetalTensorImport", "CModelDeployment", "SafeFiles"]),

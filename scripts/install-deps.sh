@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(pkg-config libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev ffmpeg
           libxnnpack-dev libpthreadpool-dev libv4l-dev python3 python3-pip python3-venv
-          gcc make libjpeg62-turbo-dev   # these three build the emulated camera (Tests/FakeCamera)
+          gcc make libjpeg62-turbo-dev   # these three build the emulated camera (Tests/FakeCamera); libjpeg-turbo also makes --serve's JPEGs (CJPEGTurbo)
           stress-ng                      # tools/test-under-load.sh keeps a core busy with it
           libfreetype-dev fonts-dejavu-core libsdl2-dev   # annotate (text) and display (preview window)
           zlib1g-dev                     # deflate entries of the files packed behind TFLite metadata

@@ -2,6 +2,7 @@ import Foundation
 import FrameGraph
 import FrameGraphMedia
 import FrameGraphPipelines
+import FrameGraphServe
 
 /// What a program asks the C library to run, as a JSON object (`fg_open`'s argument): the pipeline
 /// and the command line's options by the CLI's names with `_` for `-` (`serve_token_file` is
@@ -72,7 +73,7 @@ struct OpenRequest: Sendable {
         Option(key: "serve_token_file", kind: .text, cli: true, doc: "the token every request to serve must carry, from a file; required beyond 127.0.0.1"),
         Option(key: "serve_token", kind: .text, cli: true, doc: "the token given inline"),
         Option(key: "serve_clients", kind: .integer(1...1000), cli: true, doc: "most connections serve takes at once (default 32)"),
-        Option(key: "serve_fps", kind: .number(0.5...120), cli: true, doc: "most pictures per second /video.mjpg sends (default 15)"),
+        Option(key: "serve_fps", kind: .number(0.5...120), cli: true, doc: "most pictures per second each watched node's /video.mjpg sends (default \(String(format: "%g", RunMonitor.defaultPictureRate)))"),
         Option(key: "frames", kind: .flag, cli: false, doc: "whether items carry the output frame (default true; false: results only)"),
         Option(key: "rgb", kind: .choice(RGBConversion.allCases.map(\.rawValue)), cli: false,
                doc: "fast (default: the pixels of ffmpeg -pix_fmt rgb24 and OpenCV) or exact (the png sink's)"),

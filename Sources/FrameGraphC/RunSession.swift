@@ -86,7 +86,8 @@ final class RunSession: @unchecked Sendable {
             do {
                 let monitor = try RunMonitor(runner: runner, options: serve.options, title: URL(fileURLWithPath: file).lastPathComponent,
                                              pictureRate: serve.pictureRate, onStop: { runner.stop() })
-                if let node = RunMonitor.pictureNode(among: built.nodes.map(\.node)) { monitor.watchPicture(of: node) }
+                let nodes = built.nodes.map(\.node)
+                monitor.watchPictures(of: nodes, output: RunMonitor.pictureNode(among: nodes))
                 for entry in built.nodes where entry.node.outputKind == .results || entry.node.framesCarryResults { monitor.watchResults(of: entry.node) }
                 return monitor
             } catch {

@@ -47,8 +47,10 @@ public final class FileSink: SinkNode, @unchecked Sendable {
     /// How the output is cut into segments (not cut by default).
     public let segments: SegmentPlan.Options
     private var plan: SegmentPlan?
-    /// The segment being written: its path, start, frames, and where its timestamps start.
-    private var segment: (path: String, start: Date, frames: Int, firstIndex: Int, firstMedia: Double)?
+    /// The segment being written: its path, start, frames, where its timestamps start and its last frame's.
+    private var segment: (path: String, start: Date, frames: Int, firstIndex: Int, firstMedia: Double, lastMedia: Double)?
+    /// The segments this run finished and retention has not deleted, for readers on other threads.
+    private let liveSegments = Protected<(list: [FinishedSegment], count: Int)>(([], 0))
     private var timing: MediaWriter.Timing = .constantRate(30)
     private var liveFPS: Double?
 
@@ -64,6 +66,24 @@ public final class FileSink: SinkNode, @unchecked Sendable {
 
     /// Segments finished so far, and deleted by retention (continuous recording).
     public var segmentsWritten: [SegmentPlan.Entry] { plan?.entries ?? [] }
+
+    /// One segment this run has finished: its file in the segments' folder, its media length, and its
+    /// place in the run's series (0, 1, 2 … — the HLS media sequence number).
+    public struct FinishedSegment: Sendable, Equatable {
+        public var file: String
+        public var seconds: Double
+        public var sequence: Int
+    }
+
+    /// The segments this run has finished and retention has not deleted, oldest first (continuous
+    /// recording; safe from any thread while the run goes: what a live HLS playlist lists).
+    public var finishedSegments: [FinishedSegment] { liveSegments.withLock { $0.list } }
+
+    /// The folder the segments are written to (continuous recording).
+    public var segmentFolder: String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
 
     override public var kind: String { "encode" }
 
@@ -191,7 +211,7 @@ public final class FileSink: SinkNode, @unchecked Sendable {
             let start = Date()
             let path = plan.nextPath(startingAt: start)
             writer = try makeWriter(path: path, origin: nil, context: context)
-            segment = (path, start, 0, index, frame.mediaTime)
+            segment = (path, start, 0, index, frame.mediaTime, frame.mediaTime)
         }
         guard let writer, var s = segment else { return }
         if liveFPS != nil || origin == nil {
@@ -201,6 +221,7 @@ public final class FileSink: SinkNode, @unchecked Sendable {
             try writer.write(frame, pts: Int64(((frame.mediaTime - s.firstMedia) / tb).rounded()))
         }
         s.frames += 1
+        s.lastMedia = frame.mediaTime
         segment = s
     }
 
@@ -213,6 +234,14 @@ public final class FileSink: SinkNode, @unchecked Sendable {
         try writer?.finish()
         let removed = try plan.finished(path: s.path, start: s.start, end: Date(), frames: s.frames)
         self.plan = plan
+        // Its media length: a tick a frame live (or at --fps), else from its first frame to past its last.
+        let frameSeconds = liveFPS.map { 1 / $0 } ?? origin.map { $0.frameRate > 0 ? 1 / $0.frameRate : 1 / 30 } ?? 1 / 30
+        let seconds = liveFPS != nil ? Double(s.frames) * frameSeconds : max(0, s.lastMedia - s.firstMedia) + frameSeconds
+        liveSegments.withLock {
+            $0.list.append(FinishedSegment(file: (s.path as NSString).lastPathComponent, seconds: seconds, sequence: $0.count))
+            $0.count += 1
+            $0.list.removeAll { removed.contains($0.file) }
+        }
         // Retention is routine (a week-long run deletes a segment a minute): marked in the trace, not warned.
         for file in removed { context.tracer?.instant("\(name): retention deleted \(file)", lane: Lane.current, at: context.clock.now(), sequence: -1) }
     }

@@ -5,9 +5,10 @@ import FrameGraph
 /// without JavaScript: the still picture and a table of the figures as they were when it loaded), and
 /// a small script served beside it (`/dashboard.js`, no CDN, no build step) that keeps them live: the
 /// MJPEG picture, the status line, per-node load, a rolling timeline per second and the latency histogram.
+/// A list of links (`/?node=NAME`) picks the node whose picture is shown, with or without JavaScript.
 enum Dashboard {
-    /// The page, with the figures of `monitor`'s run as of now.
-    static func page(monitor: RunMonitor) -> String {
+    /// The page, with the figures of `monitor`'s run as of now, showing `node`'s picture (nil: the output's).
+    static func page(monitor: RunMonitor, node: String? = nil) -> String {
         let (report, finished) = monitor.currentReport()
         let title = escape(monitor.runTitle)
         var rows = ""
@@ -21,9 +22,17 @@ enum Dashboard {
             n.modelSource.map { "<li>\(escape(n.name)): \(escape($0))\(n.modelSwaps.map { $0 > 0 ? " (swapped \($0)x)" : "" } ?? "")</li>" }
         }
         let modelList = models.isEmpty ? "" : "<h2>Models</h2>\n<ul id=\"models\">\n\(models.joined(separator: "\n"))\n</ul>\n"
-        let picture = monitor.hasPicture
-            ? "<img id=\"picture\" src=\"/picture.jpg\" alt=\"the run's output picture\" width=\"640\">"
-            : "<p>This run writes no pictures.</p>"
+        let shown = node ?? monitor.defaultPictureNode
+        let query = node.map { "?node=" + queryEscape($0) } ?? ""
+        let picture = shown == nil
+            ? "<p>This run writes no pictures.</p>"
+            : "<img id=\"picture\" src=\"/picture.jpg\(escape(query))\" data-stream=\"/video.mjpg\(escape(query))\" alt=\"the picture of \(escape(shown ?? ""))\" width=\"640\">"
+        let choices = monitor.pictureNodes.map { name -> String in
+            let label = escape(name) + (name == monitor.defaultPictureNode ? " (output)" : "")
+            let href = name == monitor.defaultPictureNode ? "/" : "/?node=" + queryEscape(name)
+            return name == shown ? "<li><strong>\(label)</strong></li>" : "<li><a href=\"\(escape(href))\">\(label)</a></li>"
+        }
+        let nodeList = choices.count > 1 ? "<h2>Pictures</h2>\n<ul id=\"picture-nodes\">\n\(choices.joined(separator: "\n"))\n</ul>\n" : ""
         return """
         <!DOCTYPE html>
         <html lang="en">
@@ -46,7 +55,8 @@ enum Dashboard {
         <h1>FrameGraph: \(title)</h1>
         <p id="status">\(escape(report.progressLine()))\(finished ? " (finished)" : "")</p>
         <div class="row">
-        <div>\(picture)<br><a href="/picture.jpg">still picture</a> · <a href="/video.mjpg">MJPEG</a> · <a href="/metrics">metrics</a> · <a href="/stats.json">stats</a> · <a href="/events">events</a></div>
+        <div>\(picture)<br><a href="/picture.jpg\(escape(query))">still picture</a> · <a href="/video.mjpg\(escape(query))">MJPEG</a> · <a href="/metrics">metrics</a> · <a href="/stats.json">stats</a> · <a href="/events">events</a>
+        \(nodeList)</div>
         <div>
         <h2>Run</h2>
         <table id="summary">
@@ -78,6 +88,12 @@ enum Dashboard {
         """
     }
 
+    /// A node name as a query value (letters, digits and `-._~` as they are; the rest percent-encoded).
+    static func queryEscape(_ text: String) -> String {
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
     /// HTML-escaped text.
     static func escape(_ text: String) -> String {
         var out = ""
@@ -100,7 +116,7 @@ enum Dashboard {
     (function () {
       const ns = "http://www.w3.org/2000/svg";
       const picture = document.getElementById("picture");
-      if (picture) picture.src = "/video.mjpg";
+      if (picture) picture.src = picture.getAttribute("data-stream") || "/video.mjpg";
       const history = [];
       let previous = null;
       const series = [["admitted", "#2a7"], ["droppedBusy", "#d83"], ["droppedLate", "#c33"], ["duplicated", "#88c"]];

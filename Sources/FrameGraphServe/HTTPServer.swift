@@ -84,8 +84,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// What other threads hand to the loop.
     private struct Inbox {
-        var picture: [UInt8]?
-        var pictureGeneration = 0
+        /// The newest picture of each channel and how many were published to it.
+        var pictures: [String: (bytes: [UInt8], generation: Int)] = [:]
         var events: [String] = []
     }
 
@@ -132,12 +132,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// The counters so far.
     public var statistics: Statistics { stats.withLock { $0 } }
 
-    /// Hands the loop a new JPEG picture for the picture streams and still requests (only the newest
-    /// waiting one is kept).
-    public func publish(picture: [UInt8]) {
+    /// Hands the loop a new JPEG picture of `channel` (a node's name; "" for the default one) for its
+    /// picture streams and still requests (only the newest waiting one is kept).
+    public func publish(picture: [UInt8], channel: String = "") {
         inbox.withLock {
-            $0.picture = picture
-            $0.pictureGeneration += 1
+            let generation = ($0.pictures[channel]?.generation ?? 0) + 1
+            $0.pictures[channel] = (picture, generation)
         }
         Socket.wake(wake.write)
     }
@@ -153,16 +153,20 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Whether a client waits for pictures now (a stream or a still request).
-    public var wantsPictures: Bool { wantsPicturesFlag.load(ordering: .relaxed) }
-    private let wantsPicturesFlag = Atomic<Bool>(false)
+    public var wantsPictures: Bool { !wantedChannels.withLock { $0 }.isEmpty }
+    /// The picture channels that a client waits for now (streams and still requests).
+    public var wantedPictureChannels: Set<String> { wantedChannels.withLock { $0 } }
+    /// Whether a client waits for pictures of `channel` now.
+    public func wantsPictures(of channel: String) -> Bool { wantedChannels.withLock { $0.contains(channel) } }
+    private let wantedChannels = Protected(Set<String>())
 
     // MARK: - The loop (its thread only)
 
     private enum Mode {
         case reading
         case closing
-        case pictures
-        case awaitingPicture(since: Date)
+        case pictures(channel: String)
+        case awaitingPicture(channel: String, since: Date)
         case events
     }
 
@@ -188,8 +192,8 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private var clients: [Int32: Client] = [:]
-    private var lastPicture: [UInt8]?
-    private var seenGeneration = 0
+    private var lastPictures: [String: [UInt8]] = [:]
+    private var seenGenerations: [String: Int] = [:]
 
     private func loop() {
         while !stopping.load(ordering: .acquiring) {
@@ -273,20 +277,20 @@ public final class HTTPServer: @unchecked Sendable {
         case .complete(var response):
             response.headers += extra
             respond(c, response)
-        case .pictureStream:
-            c.mode = .pictures
+        case .pictureStream(let channel):
+            c.mode = .pictures(channel: channel)
             Socket.limitSendBuffer(c.fd, bytes: Int32(options.streamSendBuffer))
             var head = "HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=\(Self.boundary)\r\n" + HTTPResponse.commonHeaders
             for (n, v) in extra { head += "\(n): \(v)\r\n" }
             c.queue(Array((head + "\r\n").utf8))
-            if let picture = lastPicture { sendPart(picture, to: c) }
-        case .nextPicture:
-            if let picture = lastPicture {
+            if let picture = lastPictures[channel] { sendPart(picture, to: c) }
+        case .nextPicture(let channel):
+            if let picture = lastPictures[channel] {
                 var r = HTTPResponse(status: 200, contentType: "image/jpeg", body: picture)
                 r.headers += extra
                 respond(c, r)
             } else {
-                c.mode = .awaitingPicture(since: Date())
+                c.mode = .awaitingPicture(channel: channel, since: Date())
             }
         case .eventStream(let first):
             c.mode = .events
@@ -342,18 +346,19 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func takeInbox() {
-        let (picture, generation, events) = inbox.withLock { box -> ([UInt8]?, Int, [String]) in
+        let (pictures, events) = inbox.withLock { box -> ([String: (bytes: [UInt8], generation: Int)], [String]) in
             let e = box.events
             box.events = []
-            return (box.picture, box.pictureGeneration, e)
+            return (box.pictures, e)
         }
-        if generation != seenGeneration, let picture {
-            seenGeneration = generation
-            lastPicture = picture
+        for (channel, picture) in pictures where picture.generation != seenGenerations[channel] {
+            seenGenerations[channel] = picture.generation
+            lastPictures[channel] = picture.bytes
             for c in Array(clients.values) {
                 switch c.mode {
-                case .pictures: sendPart(picture, to: c)
-                case .awaitingPicture: respond(c, HTTPResponse(status: 200, contentType: "image/jpeg", body: picture))
+                case .pictures(let wanted) where wanted == channel: sendPart(picture.bytes, to: c)
+                case .awaitingPicture(let wanted, _) where wanted == channel:
+                    respond(c, HTTPResponse(status: 200, contentType: "image/jpeg", body: picture.bytes))
                 default: break
                 }
             }
@@ -378,7 +383,7 @@ public final class HTTPServer: @unchecked Sendable {
             switch c.mode {
             case .reading where now.timeIntervalSince(c.opened) > options.requestTimeout:
                 respond(c, .text(408, "no complete request within \(Int(options.requestTimeout)) s"))
-            case .awaitingPicture(let since) where now.timeIntervalSince(since) > options.pictureWait:
+            case .awaitingPicture(_, let since) where now.timeIntervalSince(since) > options.pictureWait:
                 respond(c, .text(503, "no picture yet"))
             default: break
             }
@@ -386,16 +391,16 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func updateCounts() {
-        var pictures = 0, events = 0, waiting = false
+        var pictures = 0, events = 0, wanted = Set<String>()
         for c in clients.values {
             switch c.mode {
-            case .pictures: pictures += 1; waiting = true
-            case .awaitingPicture: waiting = true
+            case .pictures(let channel): pictures += 1; wanted.insert(channel)
+            case .awaitingPicture(let channel, _): wanted.insert(channel)
             case .events: events += 1
             default: break
             }
         }
-        wantsPicturesFlag.store(waiting, ordering: .relaxed)
+        if wanted != wantedChannels.withLock({ $0 }) { wantedChannels.withLock { $0 = wanted } }
         let count = clients.count
         stats.withLock {
             $0.clients = count

@@ -1,3 +1,4 @@
+import FFmpegSupport
 import Foundation
 import FrameGraph
 
@@ -11,10 +12,14 @@ import FrameGraph
 /// ```
 public final class PictureTap: SinkNode, @unchecked Sendable {
     private let latest = Protected<(frame: Frame?, generation: Int)>((nil, 0))
+    private let keeps: @Sendable () -> Bool
     private let onFrame: @Sendable () -> Void
+    private let displayable = Protected(false)
 
-    /// `onFrame` runs on the delivering thread after each frame is kept (keep it short).
-    public init(name: String, onFrame: @escaping @Sendable () -> Void = {}) {
+    /// `keeps` says, for each frame, whether to keep it (someone watches; else the tap lets go of
+    /// what it holds); `onFrame` runs on the delivering thread after each kept frame (keep both short).
+    public init(name: String, keeps: @escaping @Sendable () -> Bool = { true }, onFrame: @escaping @Sendable () -> Void = {}) {
+        self.keeps = keeps
         self.onFrame = onFrame
         super.init(name: name)
     }
@@ -23,7 +28,17 @@ public final class PictureTap: SinkNode, @unchecked Sendable {
     override public var isClocked: Bool { false }
     override public var isMonitor: Bool { true }
 
+    override public func negotiate(inputs: [FrameDescription]) throws -> FrameDescription? {
+        let eightBit = inputs.first.map { $0.format.avPixelFormat != nil } ?? false
+        displayable.withLock { $0 = eightBit }
+        return nil
+    }
+
     override public func consume(_ frame: Frame, index: Int, context: RunContext) throws {
+        guard keeps() else {
+            latest.withLock { $0.frame = nil }
+            return
+        }
         latest.withLock {
             $0.frame = frame
             $0.generation += 1
@@ -31,6 +46,9 @@ public final class PictureTap: SinkNode, @unchecked Sendable {
         onFrame()
     }
 
-    /// The newest frame and how many frames have arrived (nil before the first).
+    /// Whether what arrives is a picture the server can show (8-bit; known once the run is validated).
+    public var showsPictures: Bool { displayable.withLock { $0 } }
+
+    /// The newest frame kept and how many have been kept (nil before the first).
     public var newest: (frame: Frame?, generation: Int) { latest.withLock { $0 } }
 }

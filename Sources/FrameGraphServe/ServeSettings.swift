@@ -11,7 +11,7 @@ import Foundation
 /// ```
 public struct ServeSettings: Sendable {
     public let options: HTTPServer.Options
-    /// Most pictures per second the picture stream gets (`--serve-fps`, default 15).
+    /// Most pictures per second each watched node's picture stream gets (`--serve-fps`, default ``RunMonitor/defaultPictureRate``).
     public let pictureRate: Double
 
     /// Throws for a bad address, both token forms, a missing token off loopback, or an unreadable
@@ -33,6 +33,6 @@ public struct ServeSettings: Sendable {
         var options = HTTPServer.Options(address: address, token: token)
         if let clients { options.maxClients = clients }
         self.options = options
-        self.pictureRate = pictureRate ?? 15
+        self.pictureRate = pictureRate ?? RunMonitor.defaultPictureRate
     }
 }

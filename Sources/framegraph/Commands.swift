@@ -1,6 +1,7 @@
 import Foundation
 import FrameGraph
 import FrameGraphLabeling
+import FrameGraphServe
 
 /// Every command of `framegraph` with its options: the one table that parsing, `--help`, the man
 /// page (`framegraph help --man`) and the shell completions (`framegraph completions bash|zsh`) read.
@@ -55,11 +56,12 @@ enum Commands {
         CommandOption("credentials", .text("FILE"), "a file whose first line is user:password for the stream (never printed)"),
         CommandOption("inline", .text("PIPELINE"), "the pipeline written on the command line instead of a file: TYPE key=value … -> TYPE … (see docs/PIPELINES.md)", short: "e"),
         CommandOption("serve", .text("[ADDRESS:]PORT"),
-                      "serve the run over HTTP: dashboard /, /metrics (Prometheus), /picture.jpg, /video.mjpg, /events, /stats.json (docs/MONITORING.md); default address 127.0.0.1 ([::1]:PORT for IPv6), port 0 picks a free one"),
+                      "serve the run over HTTP: dashboard /, /metrics (Prometheus), /picture.jpg, /video.mjpg (?node=NAME: any node's), /hls/index.m3u8 (.ts segments), /events, /stats.json (docs/MONITORING.md); default address 127.0.0.1 ([::1]:PORT for IPv6), port 0 picks a free one"),
         CommandOption("serve-token-file", .text("FILE"), "the token every request to --serve must carry (Authorization: Bearer, or ?token=); required beyond 127.0.0.1"),
         CommandOption("serve-token", .text("TOKEN"), "the token given inline (visible to other users in the process list: prefer --serve-token-file)"),
         CommandOption("serve-clients", .integer(1...1000), default: "32", "most connections --serve takes at once (more are answered 503)"),
-        CommandOption("serve-fps", .number(0.5...120), default: "15", "most pictures per second /video.mjpg sends"),
+        CommandOption("serve-fps", .number(0.5...120), default: String(format: "%g", RunMonitor.defaultPictureRate),
+                      "most pictures per second each watched node's /video.mjpg sends (one JPEG each for all its viewers)"),
         CommandOption("serve-linger", .number(0...86_400), default: "0", "keep serving the final figures this many seconds after the run (POST /stop with the token, or Ctrl-C, ends it sooner)"),
     ]
 

@@ -2,6 +2,7 @@ import CInterrupts
 import Foundation
 import FrameGraph
 import FrameGraphCamera
+import FrameGraphMedia
 import FrameGraphModels
 import FrameGraphPipelines
 import FrameGraphServe
@@ -34,7 +35,14 @@ struct RunCommand {
             let monitor = try RunMonitor(runner: runner, options: serve.options, title: pipeline.name, pictureRate: serve.pictureRate,
                                          reconnects: { cameraSources.map { ($0.name, $0.statistics.reconnects) } },
                                          onStop: { stopRequested.withLock { $0 = true }; runner.stop() })
-            if let node = RunMonitor.pictureNode(among: built.nodes.map(\.node)) { monitor.watchPicture(of: node) }
+            let nodes = built.nodes.map(\.node)
+            monitor.watchPictures(of: nodes, output: RunMonitor.pictureNode(among: nodes))
+            // An encode sink cutting MPEG-TS segments is the run's HLS stream.
+            if let sink = nodes.compactMap({ $0 as? FileSink }).first(where: { $0.segments.isSegmented && ($0.path as NSString).pathExtension.lowercased() == "ts" }) {
+                monitor.watchSegments(folder: sink.segmentFolder) {
+                    sink.finishedSegments.map { HLSPlaylist.Segment(file: $0.file, seconds: $0.seconds, sequence: $0.sequence) }
+                }
+            }
             for entry in built.nodes where entry.node.outputKind == .results || entry.node.framesCarryResults { monitor.watchResults(of: entry.node) }
             return monitor
         }

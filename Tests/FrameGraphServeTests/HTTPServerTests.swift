@@ -16,8 +16,8 @@ struct HTTPServerTests {
         options.requestTimeout = 5
         let server = try HTTPServer(options: options) { request in
             switch request.path {
-            case "/video.mjpg": return .pictureStream
-            case "/picture.jpg": return .nextPicture
+            case "/video.mjpg": return .pictureStream(channel: "")
+            case "/picture.jpg": return .nextPicture(channel: "")
             case "/events": return .eventStream(first: ["hello"])
             default: return .complete(.text(200, "ok"))
             }

@@ -133,7 +133,9 @@ class Supervisor:
             rc = self.proc.returncode
             seconds = time.monotonic() - start
             stats = read_stats(base + ".stats.json") if rc >= 0 else None
-            lines = [l for l in err.decode("utf-8", "replace").splitlines() if l.strip()]
+            # framegraph's notice of where it serves is not an error's detail.
+            lines = [l for l in err.decode("utf-8", "replace").splitlines()
+                     if l.strip() and not l.startswith("framegraph: serving http")]
             run = {"segment": index, "exit": rc, "seconds": round(seconds, 2), "pid": self.proc.pid,
                    # A run stopped before its first frame has stats (framesOut 0) but no output file.
                    "output": base + self.spec.get("ext", ".mp4")

@@ -9,8 +9,10 @@ SIGKILLs stream a's framegraph process (the supervisor must restart it after its
 stream b's actor process (Ray restarts the actor; the new one carries on, and the old one's
 framegraph must die with it). Checks: both streams end "stopped"; a recorded the kill and a restart;
 b recorded an actor restart; every segment with stats decodes and has the stats' frame count; each
-stream's totals equal the sums over its stats files; no framegraph process is left. The cluster is
-stopped at the end, whatever happens.
+stream's totals equal the sums over its stats files; no framegraph process is left. Each stream also
+serves on its own port ("serve"): the tool lists both addresses, and while the streams run each port
+answers /metrics with its own run's figures and /picture.jpg with a JPEG. The cluster is stopped at
+the end, whatever happens.
 """
 
 import glob
@@ -19,8 +21,11 @@ import os
 import signal
 import subprocess
 import sys
+import socket
 import tempfile
 import time
+import urllib.error
+import urllib.request
 
 from fgtools import raycluster as tc
 
@@ -36,6 +41,36 @@ def framegraph_of(stream_dir):
     """pid → ppid of framegraph processes writing into stream_dir."""
     return {pid: ppid for pid, (ppid, cmd) in tc.processes().items()
             if cmd.startswith(tc.FRAMEGRAPH + " ") and (stream_dir + "/") in cmd}
+
+
+def free_ports(n):
+    """n ports free on 127.0.0.1 now (bound together, then released)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def fetch(url, timeout=3):
+    """(status, bytes) of a GET, or (None, b"") when nothing answers."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+    except (OSError, urllib.error.URLError):
+        return None, b""
+
+
+def metric(text, name):
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    return None
 
 
 def main():
@@ -55,14 +90,18 @@ def main():
         address = tc.start_head(ray_dir, env, cpus=2)
         out = os.path.join(work, "out")
         config = os.path.join(work, "streams.json")
+        ports = free_ports(2)
+        served, attempts = {}, {}  # stream name → what its port answered (when all was right; the last try)
         with open(config, "w") as f:
             json.dump({"streams": [
-                {"name": n, "pipeline": tc.PIPELINE, "input": i, "loop": True, "segment": 3, "cpus": 0.5}
-                for n, i in zip(("a", "b"), inputs)]}, f)
+                {"name": n, "pipeline": tc.PIPELINE, "input": i, "loop": True, "segment": 3, "cpus": 0.5,
+                 "serve": "127.0.0.1:%d" % port}
+                for n, i, port in zip(("a", "b"), inputs, ports)]}, f)
         t0 = time.monotonic()
         proc = subprocess.Popen([sys.executable, STREAMS, config, "--output-dir", out, "--address", address,
                                  "--duration", "14", "--status-interval", "1"],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        serve_checked = 0.0
         a_dir, b_dir = os.path.join(out, "a"), os.path.join(out, "b")
         killed_fg = killed_actor = None
         b_children = []
@@ -85,6 +124,24 @@ def main():
                     os.kill(killed_actor, signal.SIGKILL)
                     log("%.1f s: killed stream b's actor process (pid %d; its framegraph: %s)"
                            % (now, killed_actor, b_children))
+            if len(served) < 2 and now > 2 and now - serve_checked > 0.5:
+                serve_checked = now
+                for name, port in zip(("a", "b"), ports):
+                    if name in served:
+                        continue
+                    base = "http://127.0.0.1:%d" % port
+                    status, body = fetch(base + "/metrics")
+                    frames = metric(body.decode("utf-8", "replace"), "framegraph_frames_in_total") if status == 200 else None
+                    if frames is None or frames <= 0:
+                        continue
+                    picture_status, jpeg = fetch(base + "/picture.jpg", timeout=6)
+                    pid_ok = any(("--serve 127.0.0.1:%d" % port) in cmd for _, cmd in tc.processes().values()
+                                 if cmd.startswith(tc.FRAMEGRAPH + " ") and (os.path.join(out, name) + "/") in cmd)
+                    attempts[name] = "/metrics frames in %d, /picture.jpg %s%s, its own framegraph %s" % (
+                        frames, picture_status, " (a JPEG)" if jpeg[:2] == b"\xff\xd8" else "", "serves it" if pid_ok else "not found")
+                    if picture_status == 200 and jpeg[:2] == b"\xff\xd8" and pid_ok:
+                        served[name] = attempts[name]
+                        log("%.1f s: stream %s on port %d: %s" % (now, name, port, served[name]))
             time.sleep(0.05)
         output = proc.stdout.read()
         print(output, end="")
@@ -95,6 +152,14 @@ def main():
             raise tc.Failed("the killed actor's framegraph %s outlived it" % b_children)
         if proc.returncode != 0:
             raise tc.Failed("framegraph-streams exited with status %d" % proc.returncode)
+        for name, port in zip(("a", "b"), ports):
+            listing = "framegraph-streams: %s serves http://127.0.0.1:%d/" % (name, port)
+            if listing not in output:
+                raise tc.Failed("the tool did not list %s's address (%s)" % (name, listing))
+            if name not in served:
+                raise tc.Failed("stream %s's port %d was not served as it should: %s"
+                                % (name, port, attempts.get(name, "no answer with frames from /metrics")))
+        log("both streams served on their own ports")
         with open(os.path.join(out, "streams-summary.json")) as f:
             summary = {s["name"]: s for s in json.load(f)["streams"]}
         for name in ("a", "b"):
