@@ -21,12 +21,7 @@ import TestSupport
             process.standardInput = input
             process.standardOutput = output
             try process.run()
-            var line = Data()
-            while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data("\n".utf8) { break }
-                line.append(byte)
-            }
+            let line = output.fileHandleForReading.readLine()
             guard let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let port = info["port"] as? Int else {
                 throw DeploymentTestError("the hostile server did not start: \(String(decoding: line, as: UTF8.self))")
             }

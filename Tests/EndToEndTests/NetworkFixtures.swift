@@ -43,12 +43,7 @@ enum NetworkFixtures {
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
-            var line = Data()
-            while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data("\n".utf8) { break }
-                line.append(byte)
-            }
+            let line = output.fileHandleForReading.readLine()
             guard let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let port = info["port"] as? Int else {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()

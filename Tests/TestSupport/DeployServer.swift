@@ -33,12 +33,7 @@ public final class DeployServer: @unchecked Sendable {
         process.standardError = errors
         try process.run()
         // The first line is the JSON with the URLs (or the harness fails and says why).
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
+        let line = output.fileHandleForReading.readLine()
         guard let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let https = info["https"] as? String,
               let http = info["http"] as? String, let ca = info["ca"] as? String, let work = info["work"] as? String else {
             process.waitUntilExit()

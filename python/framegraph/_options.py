@@ -15,9 +15,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 Settings = Union[Mapping[str, Any], Sequence[str]]
 
 
-class RunOptions(TypedDict, total=False):
-    """fg.run's keywords (all optional): the CLI's run options, and the library's own."""
-    input: PathLike
+class PipelineOptions(TypedDict, total=False):
+    """fg.Pipeline's keywords (all optional): the CLI's run options that do not name the input (its
+    frames come from Python), and the library's own."""
     output: PathLike
     mode: Literal["live", "offline"]
     fps: float
@@ -27,13 +27,26 @@ class RunOptions(TypedDict, total=False):
     trace: PathLike
     results: PathLike
     set: Settings
-    loop: bool
     audio: Literal["copy", "drop", "aac"]
     latency: Union[str, float]
     max_latency: float
     stop_grace: float
     model_budget: int
     machine_config: PathLike
+    serve: Union[str, int]
+    serve_token_file: PathLike
+    serve_token: str
+    serve_clients: int
+    serve_fps: float
+    frames: bool
+    rgb: Literal["fast", "exact"]
+    queue: int
+
+
+class RunOptions(PipelineOptions, total=False):
+    """fg.run's keywords (all optional): fg.Pipeline's and those that name the input."""
+    input: PathLike
+    loop: bool
     camera: PathLike
     camera_size: str
     camera_fps: float
@@ -43,41 +56,6 @@ class RunOptions(TypedDict, total=False):
     stream_transport: Literal["tcp", "udp"]
     on_loss: Literal["repeat", "no-signal"]
     credentials: PathLike
-    serve: Union[str, int]
-    serve_token_file: PathLike
-    serve_token: str
-    serve_clients: int
-    serve_fps: float
-    frames: bool
-    rgb: Literal["fast", "exact"]
-    queue: int
-
-
-class PipelineOptions(TypedDict, total=False):
-    """fg.Pipeline's keywords: run()'s, less those that name the input (its frames come from Python)."""
-    output: PathLike
-    mode: Literal["live", "offline"]
-    fps: float
-    policy: Literal["reuse", "skip"]
-    duration: float
-    stats: PathLike
-    trace: PathLike
-    results: PathLike
-    set: Settings
-    audio: Literal["copy", "drop", "aac"]
-    latency: Union[str, float]
-    max_latency: float
-    stop_grace: float
-    model_budget: int
-    machine_config: PathLike
-    serve: Union[str, int]
-    serve_token_file: PathLike
-    serve_token: str
-    serve_clients: int
-    serve_fps: float
-    frames: bool
-    rgb: Literal["fast", "exact"]
-    queue: int
 
 
 def settings(values: Settings) -> List[str]:

@@ -49,4 +49,5 @@ r = [int(x) for x in sys.argv[2:]]
 if len(r) >= 12:
     first, last = statistics.median(r[1:7]), statistics.median(r[-6:])
     print(f"RSS median first minute {first/1024:.1f} MiB, last minute {last/1024:.1f} MiB, ratio {last/first:.3f}, max {max(r)/1024:.1f} MiB")
+    print("RSS each minute (MiB): " + " ".join(f"{x/1024:.1f}" for x in r[::6]))
 PY
