@@ -13,7 +13,8 @@
 #
 # Cases: quiet (nothing beside it), cpu1 (`stress-ng --cpu 1`: a full core taken), overload
 # (`stress-ng --cpu 2 --cpu-load 60`), heavy (`stress-ng --cpu 2`: both cores taken, beyond the
-# issue's cases, to see the network give way). Needs stress-ng for the loaded cases (Debian: stress-ng).
+# issue's cases, to see the network give way), battery (`stress-ng --cpu 4`: load ≈ 4, as the
+# issue's "test battery beside it"). Needs stress-ng for the loaded cases (Debian: stress-ng).
 # QUALITY=1 adds two quiet encode-only runs, preset=auto and preset=veryfast, and compares each with
 # the source clip (file size, PSNR and SSIM from ffmpeg's filters over the frames both have).
 # The 1080p input is made from CLIP (default ../shared/media/webcam/again.mkv) with the ffmpeg CLI
@@ -71,7 +72,8 @@ for case in $cases; do
     cpu1) stress-ng --cpu 1 --quiet & stress_pid=$! ;;
     overload) stress-ng --cpu 2 --cpu-load 60 --quiet & stress_pid=$! ;;
     heavy) stress-ng --cpu 2 --quiet & stress_pid=$! ;;
-    *) echo "live-1080p: unknown case $case (quiet cpu1 overload heavy)"; exit 2 ;;
+    battery) stress-ng --cpu 4 --quiet & stress_pid=$! ;;
+    *) echo "live-1080p: unknown case $case (quiet cpu1 overload heavy battery)"; exit 2 ;;
   esac
   sleep 1
   run "$case" "$dir/encode-only.fg"
