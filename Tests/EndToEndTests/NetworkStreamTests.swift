@@ -127,11 +127,8 @@ import TestSupport
     func httpMPEGTSFromFFmpegsListener() throws {
         let clip = try tsClip("http-8s.ts", seconds: 8)
         let port = Self.freePort()
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: try #require(ffmpegPath))
-        ffmpeg.arguments = ["-nostdin", "-v", "error", "-re", "-i", clip, "-c", "copy", "-f", "mpegts", "-listen", "1", "http://127.0.0.1:\(port)/x.ts"]
-        try ffmpeg.run()
-        defer { ffmpeg.terminate(); ffmpeg.waitUntilExit() }
+        let sender = try NetworkFixtures.FFmpegSender(["-re", "-i", clip, "-c", "copy", "-f", "mpegts", "-listen", "1", "http://127.0.0.1:\(port)/x.ts"])
+        defer { _ = sender }
         usleep(500_000)
         let r = try run("http-ts", ["run", "-e", "stream url=http://127.0.0.1:\(port)/x.ts reconnect=false -> encode path=out.mp4",
                                     "--allow-network", "--duration", "3"], timeout: 40)
@@ -145,11 +142,8 @@ import TestSupport
     func srtFromFFmpegsListener() throws {
         let clip = try tsClip("srt-8s.ts", seconds: 8)
         let port = Self.freePort()
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: try #require(ffmpegPath))
-        ffmpeg.arguments = ["-nostdin", "-v", "error", "-re", "-i", clip, "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"]
-        try ffmpeg.run()
-        defer { ffmpeg.terminate(); ffmpeg.waitUntilExit() }
+        let sender = try NetworkFixtures.FFmpegSender(["-re", "-i", clip, "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"])
+        defer { _ = sender }
         usleep(500_000)
         let r = try run("srt", ["run", "-e", "stream url=srt://127.0.0.1:\(port) reconnect=false -> null", "--allow-network", "--duration", "3"], timeout: 40)
         #expect(r.result.status == 0, "\(r.result.stderr)")
@@ -235,11 +229,8 @@ import TestSupport
     func aStreamThatChangesSizeIsScaledToItsFirstSize() throws {
         let clip = try tsClip("resize-6s.ts", seconds: 6, resize: true)
         let port = Self.freePort()
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: try #require(ffmpegPath))
-        ffmpeg.arguments = ["-nostdin", "-v", "error", "-re", "-i", clip, "-c", "copy", "-f", "mpegts", "-listen", "1", "http://127.0.0.1:\(port)/x.ts"]
-        try ffmpeg.run()
-        defer { ffmpeg.terminate(); ffmpeg.waitUntilExit() }
+        let sender = try NetworkFixtures.FFmpegSender(["-re", "-i", clip, "-c", "copy", "-f", "mpegts", "-listen", "1", "http://127.0.0.1:\(port)/x.ts"])
+        defer { _ = sender }
         usleep(500_000)
         let r = try run("resize", ["run", "-e", "stream url=http://127.0.0.1:\(port)/x.ts reconnect=false -> encode path=out.mp4",
                                    "--allow-network", "--duration", "5"], timeout: 40)

@@ -8,13 +8,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ._options import PathLike, PipelineOptions, request
-from ._run import _OK, Item, RequestError, Run, _error
+from ._run import _OK, Item, RequestError, Run, _Closable, _error
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 
-class Pipeline:
+class Pipeline(_Closable):
     """A pipeline whose frames come from Python: its file source is replaced by the frames you give
     (numpy uint8 H×W×3 RGB, one size per pipeline; the run opens at the first frame, with its size).
 
@@ -100,14 +100,3 @@ class Pipeline:
         elif self._final_stats is None:
             self._final_stats = {}
 
-    def __enter__(self) -> "Pipeline":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ctypes
 import json
 import threading
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -148,7 +148,30 @@ class Item:
         return f"<framegraph.Item {self.index} t={self.time:.3f}s {shape}>"
 
 
-class Run:
+_Self = TypeVar("_Self", bound="_Closable")
+
+
+class _Closable:
+    """Something with close(): closed on leaving a `with` block, and when collected (errors then
+    ignored). Run and Pipeline."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Run(_Closable):
     """A pipeline running on the engine's own threads; iterate it for its items.
 
     Offline (the default for files) every frame is delivered, each with its own results; when
@@ -239,17 +262,6 @@ class Run:
         self._final_stats = json.loads(text) if text else {}
         self._lib.fg_close(handle)
 
-    def __enter__(self) -> "Run":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def run(pipeline: PathLike, **options: Unpack[RunOptions]) -> Run:

@@ -10,11 +10,12 @@ It prints one line, {"port": N}, then serves until stdin closes (the test ends i
 
 Never listens on another address: test traffic stays on 127.0.0.1.
 """
-import json
-import socket
+import os
 import sys
-import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from loopback_server import close_quietly, serve  # noqa: E402
 
 
 def handle(conn):
@@ -51,29 +52,11 @@ def handle(conn):
     except OSError:
         pass
     finally:
-        try:
-            conn.close()
-        except OSError:
-            pass
+        close_quietly(conn)
 
 
 def main():
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    print(json.dumps({"port": server.getsockname()[1]}), flush=True)
-
-    def accept():
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=handle, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    sys.stdin.read()  # until the test closes our stdin (or exits)
+    serve(handle, backlog=64)
 
 
 if __name__ == "__main__":

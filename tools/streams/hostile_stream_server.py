@@ -12,12 +12,12 @@ Prints {"port": N} once listening; ends when stdin closes. Paths:
   /good-then-garbage, /good-then-slow, /good-then-huge
                    GOOD.ts (an MPEG-TS file) at about its rate for 2 s, then the misbehaviour
 """
-import json
 import os
-import socket
 import sys
-import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from loopback_server import close_quietly, serve  # noqa: E402
 
 GOOD = sys.argv[1] if len(sys.argv) > 1 else None
 
@@ -101,29 +101,11 @@ def handle(conn):
     except OSError:
         pass
     finally:
-        try:
-            conn.close()
-        except OSError:
-            pass
+        close_quietly(conn)
 
 
 def main():
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    print(json.dumps({"port": server.getsockname()[1]}), flush=True)
-
-    def accept():
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=handle, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    sys.stdin.read()
+    serve(handle, backlog=16)
     os._exit(0)
 
 
