@@ -73,7 +73,7 @@ let package = Package(
         // Thin owning Swift wrappers over FFmpeg (free in deinit, errors thrown with FFmpeg's message).
         .target(name: "FFmpegSupport", dependencies: ["FrameGraph", "CAVUtil", "CAVCodec", "CAVFormat", "CSWScale", "CSWResample"]),
         // Sources and sinks: video files in and out, PNG, test pattern.
-        .target(name: "FrameGraphMedia", dependencies: ["FrameGraph", "FFmpegSupport"]),
+        .target(name: "FrameGraphMedia", dependencies: ["FrameGraph", "FFmpegSupport", "CFrameGraphKernels"]),
         // Filters: crop, resize, pixel-format conversion, grayscale, alpha blend, Lab, background composite.
         .target(name: "FrameGraphFilters", dependencies: ["FrameGraph", "FFmpegSupport", "CFrameGraphKernels"]),
         // V4L2 camera source through libv4l2, device listing.

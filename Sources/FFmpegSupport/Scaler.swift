@@ -110,3 +110,55 @@ public final class Scaler {
         [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P].contains(format)
     }
 }
+
+/// swscale's 16-bit fixed-point Y'CbCr → R'G'B' coefficients, as its unscaled (fast) converter holds
+/// them: `R = Y' + hi16(V · vToR)` and so on (see `fg_yuv_fixed` in CFrameGraphKernels for the whole
+/// arithmetic). Made from the context's own colour settings by the formulas of swscale's
+/// `ff_yuv2rgb_c_init_tables`; a caller that computes with them checks once that its bytes equal
+/// swscale's (``FrameGraphMedia/RGBConverter`` does).
+public struct SwscaleFixedPoint: Hashable, Sendable {
+    public var yOffset: Int16
+    public var yScale: Int16
+    public var uvOffset: Int16
+    public var vToR: Int16
+    public var uToG: Int16
+    public var vToG: Int16
+    public var uToB: Int16
+}
+
+extension Scaler {
+    /// The fixed-point coefficients of the conversion this scaler last did (nil before its first
+    /// frame, or when swscale does not report its settings).
+    public func fixedPointCoefficients() -> SwscaleFixedPoint? {
+        guard let context else { return nil }
+        var inverse: UnsafeMutablePointer<Int32>?, table: UnsafeMutablePointer<Int32>?
+        var sourceRange: Int32 = 0, destinationRange: Int32 = 0, brightness: Int32 = 0, contrast: Int32 = 0, saturation: Int32 = 0
+        guard sws_getColorspaceDetails(context, &inverse, &sourceRange, &table, &destinationRange, &brightness, &contrast, &saturation) >= 0,
+              let inverse else { return nil }
+        var crv = Int64(inverse[0]), cbu = Int64(inverse[1]), cgu = -Int64(inverse[2]), cgv = -Int64(inverse[3])
+        var cy: Int64 = 1 << 16, oy: Int64 = 0
+        if sourceRange == 0 {
+            cy = cy * 255 / 219
+            oy = 16 << 16
+        } else {
+            crv = crv * 224 / 255
+            cbu = cbu * 224 / 255
+            cgu = cgu * 224 / 255
+            cgv = cgv * 224 / 255
+        }
+        let c = Int64(contrast), s = Int64(saturation)
+        cy = (cy * c) >> 16
+        crv = (crv * c * s) >> 32
+        cbu = (cbu * c * s) >> 32
+        cgu = (cgu * c * s) >> 32
+        cgv = (cgv * c * s) >> 32
+        oy -= 256 * Int64(brightness)
+        /// swscale's rounding of a 16.16 value to 16 bits (saturating).
+        func round16(_ f: Int64) -> Int16 {
+            let r = (f + (1 << 15)) >> 16
+            return r < -0x7FFF ? Int16.min : Int16(min(r, 0x7FFF))
+        }
+        return SwscaleFixedPoint(yOffset: round16(oy * 8), yScale: round16(cy * 8192), uvOffset: 0x400,
+                                 vToR: round16(crv * 8192), uToG: round16(cgu * 8192), vToG: round16(cgv * 8192), uToB: round16(cbu * 8192))
+    }
+}

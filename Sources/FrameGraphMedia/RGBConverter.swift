@@ -5,7 +5,8 @@ import FrameGraph
 /// How a frame becomes packed RGB for a program (``FrameTap``, the C library's items).
 public enum RGBConversion: String, Sendable, CaseIterable {
     /// libswscale's unscaled SIMD path (nearest chroma, fast rounding): the pixels `ffmpeg -pix_fmt
-    /// rgb24` and OpenCV's video reader give, about ten times cheaper than `exact` (docs/PYTHON.md).
+    /// rgb24` and OpenCV's video reader give, about ten times cheaper than `exact` (docs/PYTHON.md);
+    /// planar 4:2:0 is computed by the project's own AVX2 kernel with the same bytes (``FastYUVToRGB``).
     case fast
     /// libswscale's accurate path (full chroma interpolation, accurate rounding): the pixels the
     /// `png` sink writes.
@@ -24,11 +25,14 @@ public final class RGBConverter: @unchecked Sendable {
     public let conversion: RGBConversion
     private let lock = NSLock()
     private let scaler: Scaler
+    /// `.fast`'s own kernel for planar 4:2:0 (swscale's bytes, checked once per colour setting).
+    private let kernel: FastYUVToRGB?
 
     public init(_ conversion: RGBConversion) {
         self.conversion = conversion
         scaler = Scaler(method: .bilinear)
         scaler.matchesCommonDecoders = conversion == .fast
+        kernel = conversion == .fast ? FastYUVToRGB() : nil
     }
 
     /// `frame` as packed RGB of the same size, timing and results: a new pooled frame, or `frame`
@@ -38,7 +42,7 @@ public final class RGBConverter: @unchecked Sendable {
         var rgb = Frame.make(.rgb24, width: frame.width, height: frame.height)
         lock.lock()
         defer { lock.unlock() }
-        try scaler.scale(frame, into: rgb)
+        if kernel?.convert(frame, into: rgb) != true { try scaler.scale(frame, into: rgb) }
         rgb.copyTiming(from: frame)
         return rgb
     }

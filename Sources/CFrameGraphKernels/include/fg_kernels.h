@@ -55,6 +55,22 @@ void fg_area_resize(const unsigned char *src, ptrdiff_t ss, int sw, int sh, int 
                     const int *xs, const int *xc, const float *xw, int xmax,
                     const void *xplan, size_t xplan_bytes, const int *ys, const int *yc, const float *yw, int ymax, float *acc);
 
+/// swscale's 16-bit fixed-point Y'CbCr → R'G'B' coefficients (those its context holds after
+/// sws_setColorspaceDetails): per pixel, with s = (sample << 3) and 16-bit saturating sums,
+/// Y' = hi16((s_Y − y_offset) · y_scale), U = s_U − uv_offset, V = s_V − uv_offset,
+/// R = Y' + hi16(V · v_to_r), G = Y' + hi16(U · u_to_g) + hi16(V · v_to_g), B = Y' + hi16(U · u_to_b),
+/// each clamped to 0…255 (hi16: the upper half of the 32-bit product).
+typedef struct {
+    int16_t y_offset, y_scale, uv_offset, v_to_r, u_to_g, v_to_g, u_to_b;
+} fg_yuv_fixed;
+
+/// A planar 4:2:0 picture (width even; rows 2k and 2k+1 share chroma row k) → packed RGB24 rows
+/// `dst_stride` bytes apart, with `c` (swscale's unscaled converter's arithmetic, bit for bit).
+/// allow_simd: FG_SIMD_SCALAR, or any other value for AVX2 where the CPU has it (same bytes).
+void fg_yuv420_to_rgb24_fixed(const unsigned char *y, ptrdiff_t y_stride, const unsigned char *u, ptrdiff_t u_stride,
+                              const unsigned char *v, ptrdiff_t v_stride, unsigned char *dst, ptrdiff_t dst_stride,
+                              int width, int height, const fg_yuv_fixed *c, int allow_simd);
+
 /// n pixels of float Y', Cb, Cr (0…255 scale) → packed RGB24, with `c`.
 void fg_yuv_float_to_rgb24(const float *y, const float *u, const float *v, unsigned char *dst, int n, const fg_yuv_to_rgb *c);
 
