@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "FrameGraphC", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphMedia", "FrameGraphModels", "NeuralGraph",
                                                   "FrameGraphLabeling", "FrameGraphNetwork", "FFmpegSupport", "FrameGraphServe", "ModelDeployment"]),
         // Micro-benchmarks that print figures (Lab conversion …).
-        .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw", "CFrameGraphKernels"]),
+        .executableTarget(name: "framegraph-bench", dependencies: ["FrameGraph", "FrameGraphFilters", "FFmpegSupport", "FrameGraphDraw", "CFrameGraphKernels", "FrameGraphMedia"]),
         // The command-line tool.
         .executableTarget(name: "framegraph", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphCamera", "FrameGraphModels",
                                                              "FrameGraphNetwork", "FrameGraphFaces", "FrameGraphLabeling", "FrameGraphMetalTensor",

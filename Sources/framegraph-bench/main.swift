@@ -14,11 +14,15 @@
 //   swift run -c release framegraph-bench region [runs]   the face mesh's rotated 192×192 region
 //       sampled from a 640×480 rgb24 frame (OpenCV's fixed-point warp): the scalar build vs the AVX2
 //       build, a region inside the frame and one half past its edge, interleaved, µs
+//   swift run -c release framegraph-bench rgb [WxH] [runs]   a decoded yuv420p frame (default 640x480,
+//       BT.601) to packed RGB as the Python package's items do (RGBConverter .fast): libswscale's
+//       fast path vs the project's kernel with the same bytes (FastYUVToRGB), interleaved, ms
 import CFrameGraphKernels
 import FFmpegSupport
 import FrameGraph
 import FrameGraphDraw
 import FrameGraphFilters
+import FrameGraphMedia
 import Foundation
 
 func milliseconds(_ body: () -> Void) -> Double {
@@ -188,6 +192,23 @@ case "region":
         print(String(format: "region 192x192 from 640x480 rgb24, %@: scalar %.1f µs, AVX2 %.1f µs (medians of %d, interleaved)",
                      label, median(scalar) * 1000, median(vector) * 1000, runs))
     }
+case "rgb":
+    let size: (width: Int, height: Int) = arguments.dropFirst().first.map { _ in frameSize() } ?? (640, 480)
+    let runs = Int(arguments.dropFirst(2).first ?? "500") ?? 500
+    var frame = yuvFrame(size.width, size.height) { p, x, y, _ in UInt8(truncatingIfNeeded: p == 0 ? x &* 3 &+ y : 100 &+ (x ^ y) % 56) }
+    frame.color = .bt601
+    let scaler = Scaler(method: .bilinear)
+    scaler.matchesCommonDecoders = true
+    let converter = RGBConverter(.fast)
+    let out = Frame.make(.rgb24, width: size.width, height: size.height)
+    var tSwscale: [Double] = [], tOwn: [Double] = []
+    for _ in 0..<runs {
+        tSwscale.append(milliseconds { try? scaler.scale(frame, into: out) })
+        tOwn.append(milliseconds { _ = try? converter.rgb(frame) })
+    }
+    let same = (try? converter.rgb(frame)).map { ours in (0..<size.height).allSatisfy { ours.row($0).elementsEqual(out.row($0)) } } ?? false
+    print(String(format: "rgb %dx%d yuv420p BT.601 -> rgb24: swscale fast path %.3f ms, own kernel %.3f ms (medians of %d, interleaved; same bytes: %@)",
+                 size.width, size.height, median(tSwscale), median(tOwn), runs, same ? "yes" : "NO"))
 default:
-    print("usage: framegraph-bench lab [runs] | prep [WxH] [runs] | recombine [WxH] [runs] | annotate [WxH] [runs] | region [runs]")
+    print("usage: framegraph-bench lab [runs] | prep [WxH] [runs] | recombine [WxH] [runs] | annotate [WxH] [runs] | region [runs] | rgb [WxH] [runs]")
 }
