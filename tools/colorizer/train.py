@@ -937,7 +937,7 @@ def main():
     def new_net():
         return make_net(a.arch, Q, a.encoder_stages)
     net = new_net().to(dev)
-    if a.arch == "effnet" and not a.init and (a.pretrained or "").lower() != "none":
+    if a.arch == "effnet" and not a.init and not a.init_onnx and (a.pretrained or "").lower() != "none":
         net.load_pretrained(a.pretrained or os.path.join(a.data, "effnet_lite0.npz"), log)
     if a.init_onnx:
         load_onnx_weights(net, a.init_onnx, centres, log)
@@ -1129,6 +1129,7 @@ def main():
             bn_batches.append(torch.cat([xc, xp]))
         if not a.freeze_bn:
             recompute_bn(swa, bn_batches)
+        swa.eval()       # measured (and stored) in eval mode: with --freeze-bn a training-mode pass would overwrite the statistics
         row = dict(t=round(train_s, 1), step=step, lr=0.0, train_loss_aug=None, temporal_term=None,
                    swa_of=len(late))
         for k in ev:
