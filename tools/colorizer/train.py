@@ -688,6 +688,72 @@ class OnnxTeacher(nn.Module):
 
 
 @torch.no_grad()
+def load_onnx_weights(net, path, centres, log=print, dead_bias=-30.0):
+    """Weights of an exported colorizer ONNX of the same network (BatchNorm folded into the convolutions, bins
+    possibly pruned) put into `net`: each Conv of the graph (in graph order, the decoding Conv left out) onto the
+    net's Conv2d modules in forward order; the BatchNorm after each conv becomes the identity carrying the folded
+    bias (weight 1, bias b, running mean 0, running variance 1 - eps), so the net in eval mode computes what the
+    ONNX computes. Bins missing from the ONNX get zero weights and bias `dead_bias` (probability ~0, as pruned).
+    Train such a net with its BatchNorm frozen (--freeze-bn): batch statistics would undo the folding."""
+    import onnx
+    from onnx import numpy_helper
+    g = onnx.load(path).graph
+    init = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    for n in g.node:
+        if n.op_type == "Constant":
+            init[n.output[0]] = numpy_helper.to_array(n.attribute[0].t)
+    sm = [n for n in g.node if n.op_type == "Softmax"][0]
+    convs = [n for n in g.node if n.op_type == "Conv" and n.input[0] != sm.output[0]]
+    dec = [n for n in g.node if n.op_type == "Conv" and n.input[0] == sm.output[0]][0]
+    tc = init[dec.input[1]].reshape(2, -1).T                                   # [Qo,2] the ONNX's bin centres
+    d = ((tc[:, None, :] - np.asarray(centres)[None]) ** 2).sum(-1)
+    index = d.argmin(1)
+    assert np.sqrt(d.min(1)).max() < 1e-3, "bins of the ONNX are not on our grid"
+    order = []
+    hooks = [m.register_forward_hook(lambda m_, i_, o_: order.append(m_)) for m in net.modules() if isinstance(m, nn.Conv2d)]
+    was = net.training
+    net.eval()
+    net(torch.zeros(1, 1, IMG, IMG, device=next(net.parameters()).device))
+    net.train(was)
+    for h in hooks:
+        h.remove()
+    assert len(order) == len(convs), (len(order), len(convs))
+    bn_after = {}
+    for m in net.modules():
+        if isinstance(m, nn.Sequential):
+            ch = list(m.children())
+            for a_, b_ in zip(ch, ch[1:]):
+                if isinstance(a_, nn.Conv2d) and isinstance(b_, nn.BatchNorm2d):
+                    bn_after[a_] = b_
+    for mod, node in zip(order, convs):
+        W = torch.from_numpy(init[node.input[1]].copy()).float()
+        B = torch.from_numpy(init[node.input[2]].copy()).float() if len(node.input) > 2 else torch.zeros(W.shape[0])
+        if mod is net.head:
+            w = torch.zeros_like(mod.weight)
+            b = torch.full_like(mod.bias, dead_bias)
+            w[torch.as_tensor(index)] = W.to(w)
+            b[torch.as_tensor(index)] = B.to(b)
+            mod.weight.copy_(w)
+            mod.bias.copy_(b)
+            continue
+        assert tuple(mod.weight.shape) == tuple(W.shape), (mod, W.shape)
+        mod.weight.copy_(W.to(mod.weight))
+        bn = bn_after[mod]
+        bn.weight.fill_(1.0)
+        bn.bias.copy_(B.to(bn.bias))
+        bn.running_mean.zero_()
+        bn.running_var.fill_(1.0 - bn.eps)
+    log(f"initialised from {path}: {len(convs)} convolutions, {len(index)} of {len(centres)} bins (others: bias {dead_bias})")
+
+
+def freeze_bn(net):
+    """BatchNorm layers in eval mode (running statistics fixed; their affine weights still learn)."""
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
+@torch.no_grad()
 def recompute_bn(net, batches):
     """BatchNorm running statistics re-estimated (cumulative average) over the given input batches."""
     moms = {}
@@ -783,6 +849,17 @@ def main():
     ap.add_argument("--pretrained", default=None,
                     help="effnet: the .npz of tools/colorizer/effnet_weights.py (default: DATA/effnet_lite0.npz; "
                          "'none' = random initialisation)")
+    ap.add_argument("--init-onnx", help="start from an exported colorizer ONNX of the same network (e.g. the committed "
+                    "models/colorizer/colorizer.onnx; BatchNorm folded, so use with --freeze-bn)")
+    ap.add_argument("--freeze-bn", action="store_true", help="BatchNorm statistics fixed while training (and not "
+                    "re-estimated for the SWA average)")
+    ap.add_argument("--extra-photos", action="append", default=[],
+                    help="a folder of more training photos (e.g. fetch_debian_photos.py's OUT/train), trained on like "
+                         "the BSDS500 training photos, never held out; may be given more than once")
+    ap.add_argument("--neutral-weight", type=float, default=1.0,
+                    help="extra loss weight on pixels (photos and clips) whose TRUE a/b is near-neutral (chroma < "
+                         "--neutral-chroma): against the class rebalancing's push away from grey (issue 46's neutral cast)")
+    ap.add_argument("--neutral-chroma", type=float, default=4.0)
     ap.add_argument("--enc-lr", type=float, default=0.25,
                     help="effnet: the pretrained encoder's learning rate as a share of --lr")
     a = ap.parse_args()
@@ -812,6 +889,11 @@ def main():
     rgbs = load_rgb(os.path.join(a.data, "train"), names)
     vrgbs = load_rgb(os.path.join(a.data, "val"), vnames)
     tr_rgbs, ho_rgbs = rgbs[:-NUM_HOLDOUT], rgbs[-NUM_HOLDOUT:]
+    n_bsds = len(tr_rgbs)
+    for d_ in a.extra_photos:
+        en = list_images(d_)
+        tr_rgbs = tr_rgbs + load_rgb(d_, en[:10] if a.smoke else en)
+        log(f"extra training photos from {d_}: {len(en)}")
     wtrain = load_clips(os.path.join(a.data, "webcam", "train"))
     wheld = load_clips(os.path.join(a.data, "webcam", "heldout"))
     nwt = sum(len(v[0]) for v in wtrain.values())
@@ -855,8 +937,21 @@ def main():
     def new_net():
         return make_net(a.arch, Q, a.encoder_stages)
     net = new_net().to(dev)
-    if a.arch == "effnet" and not a.init and (a.pretrained or "").lower() != "none":
+    if a.arch == "effnet" and not a.init and not a.init_onnx and (a.pretrained or "").lower() != "none":
         net.load_pretrained(a.pretrained or os.path.join(a.data, "effnet_lite0.npz"), log)
+    if a.init_onnx:
+        load_onnx_weights(net, a.init_onnx, centres, log)
+        try:
+            import onnxruntime as ort
+            xin = torch.rand(2, 1, IMG, IMG) * 2 - 1
+            s_ = ort.InferenceSession(a.init_onnx, providers=["CPUExecutionProvider"])
+            want = np.concatenate([s_.run(None, {"L": xin[i:i + 1].numpy()})[0] for i in range(2)])
+            tT = OnnxTeacher(a.init_onnx, centres).graph_T
+            with torch.no_grad():
+                got = Exported(net, centres, tT).to(dev).eval()(xin.to(dev)).cpu().numpy()
+            log(f"init-onnx check: T {tT}, max |net - onnxruntime| {np.abs(got - want).max():.2e} a/b units")
+        except ImportError:
+            log("onnxruntime missing: init not checked")
     if a.init:
         ck = torch.load(a.init, map_location="cpu", weights_only=False)   # our own checkpoint (numpy arrays inside)
         assert np.allclose(np.asarray(ck["centres"]), centres), "bins of --init differ"
@@ -935,12 +1030,15 @@ def main():
             x = torch.cat([xc, xp]).contiguous(memory_format=torch.channels_last)
             ab_small = torch.cat([abc, abp])
         net.train()
+        if a.freeze_bn:
+            freeze_bn(net)
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=dev.type == "cuda"):
             logits = net(x)
         extra = None
-        if a.skin_weight != 1.0:
+        if a.skin_weight != 1.0 or a.neutral_weight != 1.0:
             extra = torch.ones(ab_small.shape[0], *ab_small.shape[2:], device=dev)
             extra[:2 * npairs] += (a.skin_weight - 1.0) * skin_hued_t(abc).float()
+            extra = extra * (1.0 + (a.neutral_weight - 1.0) * (torch.hypot(ab_small[:, 0], ab_small[:, 1]) < a.neutral_chroma).float())
         if teacher is None:
             loss = loss_fn(logits, ab_small, centres_t, class_w, extra)
         else:     # photo rows: mix the true soft target with the teacher's distribution
@@ -1029,7 +1127,9 @@ def main():
             xp, _ = augment(photos.sample(nphoto, IMG), photometric=a.photo_aug in ("strong", "webcam"),
                               damage=a.photo_aug != "mild", webcam=a.photo_aug == "webcam")
             bn_batches.append(torch.cat([xc, xp]))
-        recompute_bn(swa, bn_batches)
+        if not a.freeze_bn:
+            recompute_bn(swa, bn_batches)
+        swa.eval()       # measured (and stored) in eval mode: with --freeze-bn a training-mode pass would overwrite the statistics
         row = dict(t=round(train_s, 1), step=step, lr=0.0, train_loss_aug=None, temporal_term=None,
                    swa_of=len(late))
         for k in ev:
@@ -1079,11 +1179,18 @@ def main():
                    photo_mse=a.photo_mse, mse_T=a.mse_T, skin_weight=a.skin_weight, warmup=a.warmup,
                    distill=os.path.basename(a.distill) if a.distill else None, distill_w=a.distill_w,
                    distill_T=a.distill_T, swa=a.swa, arch=a.arch, encoder_stages=a.encoder_stages, input_size=IMG,
-                   enc_lr=a.enc_lr, pretrained=None if a.arch != "effnet" else os.path.basename(a.pretrained or "effnet_lite0.npz"),
+                   enc_lr=a.enc_lr, init_onnx=os.path.basename(a.init_onnx) if a.init_onnx else None,
+                   freeze_bn=a.freeze_bn, extra_photos=[os.path.basename(os.path.normpath(d_)) for d_ in a.extra_photos],
+                   n_bsds_train=n_bsds, n_train_photos=len(tr_rgbs), neutral_weight=a.neutral_weight,
+                   neutral_chroma=a.neutral_chroma, pretrained=None if a.arch != "effnet" else os.path.basename(a.pretrained or "effnet_lite0.npz"),
                    selection=sel,
                    webcam_train_clips=sorted(wtrain), webcam_heldout_clips=sorted(wheld)),
               open(os.path.join(a.out, "summary.json"), "w"), indent=1)
     export_onnx(final.cpu(), centres, a.T, os.path.join(a.out, "colorizer.onnx"), log)
+    if a.swa:
+        swa_net = new_net()
+        swa_net.load_state_dict(snapshots[-1][2])
+        export_onnx(swa_net.eval(), centres, a.T, os.path.join(a.out, "colorizer_swa.onnx"), log)
     log(f"total wall {time.time() - t0:.0f}s")
 
 
