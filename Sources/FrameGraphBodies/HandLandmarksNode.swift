@@ -303,9 +303,11 @@ extension HandLandmarksNode {
         public static let parallel = NodeOption.int("parallel", default: 2, 1...8,
                                                     "how many of a frame's models run at once on their own threads: the palm detector and each hand's landmark model (1: one after another)")
         public static let palmPrecision = NodeOption<NetworkPrecision>.choice(
-            "palm-precision", [("fp32", .float32), ("int8", .int8)], default: "fp32", "the palm detector's arithmetic: fp32, or int8 (its dense convolutions in 8-bit integers, AVX-512 VNNI)")
+            "palm-precision", [("fp32", .float32), ("bf16", .bfloat16), ("int8", .int8)], default: "fp32",
+            "the palm detector's arithmetic: fp32, bf16 (its dense convolutions with bfloat16 products, AVX-512 BF16) or int8 (in 8-bit integers, AVX-512 VNNI)")
         public static let landmarkPrecision = NodeOption<NetworkPrecision>.choice(
-            "landmark-precision", [("fp32", .float32), ("int8", .int8)], default: "fp32", "the landmark model's arithmetic: fp32, or int8 (its dense convolutions in 8-bit integers, AVX-512 VNNI)")
+            "landmark-precision", [("fp32", .float32), ("bf16", .bfloat16), ("int8", .int8)], default: "fp32",
+            "the landmark model's arithmetic: fp32, bf16 (its dense convolutions with bfloat16 products, AVX-512 BF16) or int8 (in 8-bit integers, AVX-512 VNNI)")
         public static let all = [model.spec, palmModel.spec, landmarkModel.spec, maxHands.spec, minDetection.spec, minTracking.spec, redetectEvery.spec, detectEvery.spec,
                                  smoothing.spec, minCutoff.spec, beta.spec, world.spec, threads.spec, parallel.spec, palmPrecision.spec, landmarkPrecision.spec]
     }
