@@ -5,8 +5,8 @@
 // fg_kernels.h.
 //
 // Unlike int8 there is no range to measure: every value keeps its own exponent, so a channel of
-// large values costs the small ones nothing, and the error is float rounding at 8 bits (about 0.2 %
-// of each product) instead of a step of 1/255 of a block's range.
+// large values costs the small ones nothing, and the error is float rounding at 8 significant bits
+// (each factor within 2⁻⁸, 0.4 %, of itself) instead of a step of 1/255 of a block's range.
 //
 // Windowed convolutions copy each block's windows first (fg_conv_gather) and go on as 1×1 ones with
 // those as their rows. The scalar build is the definition of the arithmetic: each output channel's
