@@ -61,8 +61,11 @@ public final class HandLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         /// How many of a frame's models run at once, each on its own thread: the palm detector and
         /// the hands' landmark models (1: one after another). Results are the same either way.
         public var parallel = OptionSpecs.parallel.defaultValue
-        /// The palm detector's and the landmark model's arithmetic (int8: their dense convolutions
-        /// in 8-bit integers, AVX-512 VNNI; see ``NetworkPrecision``).
+        /// The palm detector's and the landmark model's arithmetic (bf16: their dense convolutions
+        /// with bfloat16 products, AVX-512 BF16; int8: in 8-bit integers, AVX-512 VNNI; see
+        /// ``NetworkPrecision``). Default: the detector fp32 (in bf16 a palm scoring near
+        /// min-detection-confidence may cross it: a hand found or missed for many frames), the
+        /// landmark model bf16 (parity with MediaPipe as in fp32: docs/RESULTS.md).
         public var palmPrecision = OptionSpecs.palmPrecision.defaultValue
         public var landmarkPrecision = OptionSpecs.landmarkPrecision.defaultValue
         public init() {}
@@ -303,9 +306,11 @@ extension HandLandmarksNode {
         public static let parallel = NodeOption.int("parallel", default: 2, 1...8,
                                                     "how many of a frame's models run at once on their own threads: the palm detector and each hand's landmark model (1: one after another)")
         public static let palmPrecision = NodeOption<NetworkPrecision>.choice(
-            "palm-precision", [("fp32", .float32), ("int8", .int8)], default: "fp32", "the palm detector's arithmetic: fp32, or int8 (its dense convolutions in 8-bit integers, AVX-512 VNNI)")
+            "palm-precision", [("fp32", .float32), ("bf16", .bfloat16), ("int8", .int8)], default: "fp32",
+            "the palm detector's arithmetic: fp32, bf16 (its dense convolutions with bfloat16 products, AVX-512 BF16) or int8 (in 8-bit integers, AVX-512 VNNI)")
         public static let landmarkPrecision = NodeOption<NetworkPrecision>.choice(
-            "landmark-precision", [("fp32", .float32), ("int8", .int8)], default: "fp32", "the landmark model's arithmetic: fp32, or int8 (its dense convolutions in 8-bit integers, AVX-512 VNNI)")
+            "landmark-precision", [("fp32", .float32), ("bf16", .bfloat16), ("int8", .int8)], default: "bf16",
+            "the landmark model's arithmetic: bf16 (its dense convolutions with bfloat16 products, AVX-512 BF16; fp32 on a CPU without), fp32, or int8 (in 8-bit integers, AVX-512 VNNI)")
         public static let all = [model.spec, palmModel.spec, landmarkModel.spec, maxHands.spec, minDetection.spec, minTracking.spec, redetectEvery.spec, detectEvery.spec,
                                  smoothing.spec, minCutoff.spec, beta.spec, world.spec, threads.spec, parallel.spec, palmPrecision.spec, landmarkPrecision.spec]
     }

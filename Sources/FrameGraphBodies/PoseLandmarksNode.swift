@@ -48,6 +48,10 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
         /// new one is unsure, 0.7; 0 turns it off).
         public var maskSmoothing: Float = 0.7
         public var threads = 1
+        /// The landmark model's arithmetic (bf16, the default: its dense convolutions with bfloat16
+        /// products, AVX-512 BF16, float32 on a CPU without; see ``NetworkPrecision``); the detector
+        /// runs float32.
+        public var landmarkPrecision = OptionSpecs.landmarkPrecision.defaultValue
         public init() {}
     }
 
@@ -117,8 +121,9 @@ public final class PoseLandmarksNode: FilterNode, ModelUser, @unchecked Sendable
     /// The landmark model, without its segmentation head unless the mask is wanted (a 256×256
     /// decoder: about a third of the model's time).
     private func loadLandmarker() throws -> Predictor {
-        guard options.output != .mask else { return try load(landmarkModel) }
-        return try models.predictor(for: landmarkModel, threads: options.threads, node: name,
+        let precision = options.landmarkPrecision.predictor
+        guard options.output != .mask else { return try models.predictor(for: landmarkModel, threads: options.threads, precision: precision, node: name) }
+        return try models.predictor(for: landmarkModel, threads: options.threads, precision: precision, node: name,
                                     outputs: { !Self.isSegmentationShape($0.shape) })
     }
 
@@ -325,8 +330,13 @@ extension PoseLandmarksNode {
         public static let maskSmoothing = NodeOption.number("mask-smoothing", default: 0.7, 0...0.95,
                                                             "pose-segment: the previous mask's weight where the new one is unsure (MediaPipe's smooth_segmentation: 0.7; 0: off)")
         public static let threads = NetworkNode.OptionSpecs.threads
-        public static let all = [detector.spec, model.spec, minDetection.spec, minTracking.spec, smoothing.spec, world.spec, threads.spec]
+        public static let landmarkPrecision = NodeOption<NetworkPrecision>.choice(
+            "landmark-precision", [("fp32", .float32), ("bf16", .bfloat16)], default: "bf16",
+            "the landmark model's arithmetic: bf16 (its dense convolutions with bfloat16 products, AVX-512 BF16; fp32 on a CPU without), or fp32")
+        public static let all = [detector.spec, model.spec, minDetection.spec, minTracking.spec, smoothing.spec, world.spec, threads.spec,
+                                 landmarkPrecision.spec]
         /// The `pose-segment` node type's options: the same, and the mask's smoothing.
-        public static let segment = [detector.spec, model.spec, minDetection.spec, minTracking.spec, smoothing.spec, world.spec, maskSmoothing.spec, threads.spec]
+        public static let segment = [detector.spec, model.spec, minDetection.spec, minTracking.spec, smoothing.spec, world.spec, maskSmoothing.spec, threads.spec,
+                                     landmarkPrecision.spec]
     }
 }

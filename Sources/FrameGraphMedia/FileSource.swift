@@ -80,12 +80,17 @@ public final class FileSource: SourceNode, @unchecked Sendable {
     /// Largest picture a live run decodes on one thread when `threads` is 0 (auto): full HD. FFmpeg's
     /// frame threads decode in bursts that starve the network's worker on a small machine and add a
     /// frame of latency each (measured: 74 of 901 frames dropped busy at 1080p live with auto
-    /// threads, none with one); offline, auto keeps FFmpeg's choice.
+    /// threads, none with one); offline, auto keeps FFmpeg's choice above ``offlineSingleThreadPixels``.
     public static let liveSingleThreadPixels = 1920 * 1088
+    /// Largest picture an offline run decodes on one thread when `threads` is 0 (auto): 640×480.
+    /// One thread decodes such pictures far faster than a model reads them, and FFmpeg's frame
+    /// threads cost CPU to hand frames round (hands.fg offline on a 640×480 clip: 0.9 ms of CPU
+    /// per frame less with one, and a higher frame rate; docs/BENCHMARKS.md).
+    public static let offlineSingleThreadPixels = 640 * 480
 
     override public func start(context: RunContext) throws {
         var readerOptions = MediaReader.Options(threads: options.threads, orientation: options.orientation, imageRate: options.rate)
-        if context.mode == .live { readerOptions.singleThreadUpToPixels = FileSource.liveSingleThreadPixels }
+        readerOptions.singleThreadUpToPixels = context.mode == .live ? FileSource.liveSingleThreadPixels : FileSource.offlineSingleThreadPixels
         let reader = try MediaReader(path: path, options: readerOptions)
         if reader.duration > 0 && options.start >= reader.duration {
             throw GraphError.invalidOption(node: name, option: "start",
@@ -171,7 +176,7 @@ extension FileSource {
         public static let start = NodeOption.number("start", default: 0, 0...10_000_000, "skip to this time, seconds")
         public static let duration = NodeOption<Double?>.number("duration", optional: 0.001...10_000_000, "stop after this many seconds")
         public static let loop = NodeOption.flag("loop", default: false, "start again at the end")
-        public static let threads = NodeOption.int("threads", default: 0, 0...64, "decoder threads (0: FFmpeg chooses offline; 1 live up to full HD)")
+        public static let threads = NodeOption.int("threads", default: 0, 0...64, "decoder threads (0: 1 up to full HD live, up to 640x480 offline; above, FFmpeg chooses)")
         public static let orientation = NodeOption<MediaReader.Orientation>.choice("orientation", default: .upright,
                                                           "upright: turn phone videos as their rotation says; carry: keep frames as stored, the output carries the rotation")
         public static let rate = NodeOption.number("rate", default: 25, 0.01...1000, "frames per second of an image sequence (frames/%05d.png)")

@@ -314,10 +314,10 @@ extension NetworkNode {
         public static let scale = NodeOption<Double?>.number(
             "scale", optional: -1e6...1e6, "input normalisation: value = byte × scale + offset (default: the model's)")
         public static let offset = NodeOption<Double?>.number("offset", optional: -1e6...1e6, "see scale")
-        /// The arithmetic: float32, MetalTensor's float16 storage, or int8 dense convolutions.
+        /// The arithmetic: float32, MetalTensor's float16 storage, bfloat16 or int8 dense convolutions.
         public static let precision = NodeOption<NetworkPrecision>.choice(
             "precision", default: .float32,
-            "fp32; fp16: MetalTensor models (.plist) with fp16 storage as on an iPhone; int8: the dense convolutions in 8-bit integers (AVX-512 VNNI; check with framegraph model compare)")
+            "fp32; fp16: MetalTensor models (.plist) with fp16 storage as on an iPhone; bf16: the dense convolutions with bfloat16 products (AVX-512 BF16); int8: in 8-bit integers (AVX-512 VNNI; check with framegraph model compare)")
         /// The bundled model used when a `collection:` model cannot be had.
         public static let fallback = NodeOption<String?>.text("fallback", required: false,
                                                               "model used when a collection:NAME/ENTRY model cannot be had (offline, not verified, no key)")

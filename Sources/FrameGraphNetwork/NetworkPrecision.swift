@@ -12,9 +12,19 @@ public enum NetworkPrecision: String, Sendable, CaseIterable {
     /// float32; float32 on a CPU without AVX-512 VNNI. Check a model on your own clips with
     /// `framegraph model compare MODEL CLIP…`.
     case int8
+    /// The same dense convolutions with bfloat16 products (``Predictor/Precision/bfloat16``: 8
+    /// significant bits per value, each with its own exponent; sums in float32), the rest in float32;
+    /// float32 on a CPU without AVX-512 BF16.
+    case bfloat16 = "bf16"
 
     /// How a MetalTensor model's tensors are stored.
     public var metalTensorStorage: MetalTensorImporter.Precision { self == .float16 ? .float16 : .float32 }
     /// The predictor's arithmetic.
-    public var predictor: Predictor.Precision { self == .int8 ? .int8 : .float32 }
+    public var predictor: Predictor.Precision {
+        switch self {
+        case .int8: return .int8
+        case .bfloat16: return .bfloat16
+        case .float32, .float16: return .float32
+        }
+    }
 }

@@ -133,6 +133,7 @@ extension NodeCatalog {
             options.threads = try o.value(S.threads)
             options.smoothing = try o.value(S.smoothing)
             options.worldLandmarks = try o.value(S.world)
+            options.landmarkPrecision = try o.value(S.landmarkPrecision)
             return PoseLandmarksNode(name: name, detectorModel: try o.value(S.detector), landmarkModel: try o.value(S.model), options: options)
         },
         NodeType(name: "pose-segment", role: .filter,
@@ -147,6 +148,7 @@ extension NodeCatalog {
             options.smoothing = try o.value(S.smoothing)
             options.worldLandmarks = try o.value(S.world)
             options.maskSmoothing = Float(try o.value(S.maskSmoothing))
+            options.landmarkPrecision = try o.value(S.landmarkPrecision)
             return PoseLandmarksNode(name: name, detectorModel: try o.value(S.detector), landmarkModel: try o.value(S.model), options: options)
         }.carryingResults,
         NodeType(name: "metaltensor-faces", role: .filter,

@@ -20,7 +20,8 @@ final class CompiledPlan {
     let graph: NeuralGraph
     /// Whether FrameGraph's own kernels run the groups they can (else XNNPACK runs them).
     let usesOwnKernels: Bool
-    /// The dense convolutions that run in 8-bit integers (``Predictor/Precision/int8``).
+    /// The dense convolutions that run in 8-bit integers (``Predictor/Precision/int8``) or with
+    /// bfloat16 products (``Predictor/Precision/bfloat16``).
     private(set) var int8Convolutions = 0
     private(set) var stages: [Stage] = []
     /// Where and in what arithmetic each node runs, by node index (``Predictor/placements``).
@@ -36,8 +37,10 @@ final class CompiledPlan {
     private var threadpool: pthreadpool_t?
 
     /// Partitions `graph` (already lowered for XNNPACK) into stages and creates them. `int8`: the
-    /// dense convolutions that pay (``ConvolutionGroup/paysInInt8``) run in 8-bit integers.
-    init(graph: NeuralGraph, threads requested: Int, stagePerOperation: Bool, ownKernels: Bool, int8: Bool = false) throws {
+    /// dense convolutions that pay (``ConvolutionGroup/paysInInt8``) run in 8-bit integers;
+    /// `bfloat16`: they run with bfloat16 products.
+    init(graph: NeuralGraph, threads requested: Int, stagePerOperation: Bool, ownKernels: Bool, int8: Bool = false,
+         bfloat16: Bool = false) throws {
         self.graph = graph
         usesOwnKernels = ownKernels
         if requested > 1 { threadpool = pthreadpool_create(requested) }
@@ -57,11 +60,12 @@ final class CompiledPlan {
         // What FrameGraph's own kernels run (convolutions with what they fuse, the annealed mean,
         // upsampling layers); each group runs where its last node was.
         let threads = threadpool.map { pthreadpool_get_threads_count($0) } ?? 1
-        var groups = ownKernels ? ownKernelGroups(in: graph, fuse: !stagePerOperation, threads: threads, banding: !int8) : []
-        if int8 {
+        var groups = ownKernels ? ownKernelGroups(in: graph, fuse: !stagePerOperation, threads: threads, banding: !int8 && !bfloat16) : []
+        if int8 || bfloat16 {
             groups = groups.map { group in
                 guard var convolution = group as? ConvolutionGroup, convolution.paysInInt8 else { return group }
-                convolution.int8 = true
+                convolution.int8 = int8
+                convolution.bfloat16 = !int8
                 int8Convolutions += 1
                 return convolution
             }
@@ -129,7 +133,9 @@ final class CompiledPlan {
                 case .native:
                     placements[n] = type.map { "FrameGraph in float32, rounded to \($0)" } ?? "FrameGraph, float32"
                 case .own(let g):
-                    placements[n] = (g as? ConvolutionGroup)?.int8 == true ? "FrameGraph's kernels, int8 (precision=int8)" : "FrameGraph's kernels, float32"
+                    let convolution = g as? ConvolutionGroup
+                    placements[n] = convolution?.int8 == true ? "FrameGraph's kernels, int8 (precision=int8)"
+                        : convolution?.bfloat16 == true ? "FrameGraph's kernels, bfloat16 products (precision=bf16)" : "FrameGraph's kernels, float32"
                 }
             }
         }

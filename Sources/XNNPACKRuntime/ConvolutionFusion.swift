@@ -36,6 +36,9 @@ struct ConvolutionGroup {
     var hardSwish = false
     /// Runs in 8-bit integers (a dense convolution: `fg_qconv_part` for 1×1, else `fg_qconv_windows_part`).
     var int8 = false
+    /// Runs with bfloat16 products (a dense convolution: `fg_bconv_part` for 1×1, else
+    /// `fg_bconv_windows_part`; ``Predictor/Precision/bfloat16``, on the convolutions ``paysInInt8`` picks).
+    var bfloat16 = false
 
     /// Whether ``Predictor/Precision/int8`` runs it in 8-bit integers: a dense convolution with at
     /// least `int8MinimumWeights` weights per window position (input × output channels). Smaller ones

@@ -28,6 +28,38 @@ final class ConvolutionKernel {
     private let epilogue: UnsafeMutablePointer<fg_conv_epilogue>
     /// The int8 form of a dense convolution (``ConvolutionGroup/int8``), else nil.
     private let quantized: QuantizedWeights?
+    /// The bfloat16 form of a dense convolution (``ConvolutionGroup/bfloat16``), else nil.
+    private let rounded: BFloat16Weights?
+
+    /// A dense convolution's weights as `fg_bconv_pack` leaves them, and the scratch of each part
+    /// (a block's rows in bfloat16; for a windowed convolution, floats for its windows).
+    private final class BFloat16Weights {
+        let inputs: Int32
+        let packed: UnsafeMutablePointer<UInt16>
+        let biases: UnsafeMutablePointer<Float>
+        let scratch: UnsafeMutablePointer<UInt16>
+        let scratchCount: Int
+        let windows: UnsafeMutablePointer<Float>
+        let windowFloats: Int
+
+        init(weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, inputs k: Int32, outputs n: Int32, windowed: Bool, parts: Int) {
+            inputs = k
+            packed = .allocate(capacity: fg_bconv_packed_count(k, n))
+            biases = .allocate(capacity: fg_bconv_channels(n))
+            scratchCount = fg_bconv_scratch_count(k)
+            scratch = .allocate(capacity: scratchCount * parts)
+            windowFloats = windowed ? fg_bconv_window_floats(k) : 0
+            windows = .allocate(capacity: max(1, windowFloats * parts))
+            fg_bconv_pack(weights, bias, k, n, packed, biases)
+        }
+
+        deinit {
+            packed.deallocate()
+            biases.deallocate()
+            scratch.deallocate()
+            windows.deallocate()
+        }
+    }
 
     /// A dense convolution's weights as `fg_qconv_pack` leaves them, and the scratch of each part
     /// (bytes for a block's quantised rows; for a windowed convolution, floats for its windows).
@@ -100,9 +132,9 @@ final class ConvolutionKernel {
             rowsPerPart = byChannels ? rows : (rows + count - 1) / count / 12 * 12 + 12
             channelUnitsPerPart = byChannels ? (panels + count - 1) / count : panels
             scratchCount = max(1, fg_conv_scratch_count(geometry))
-            // An int8 convolution keeps only its int8 weights (``QuantizedWeights``).
-            packed = .allocate(capacity: group.int8 ? 1 : fg_conv_packed_count(k, n))
-            if !group.int8 { fg_conv_pack(weights, bias, k, n, packed) }
+            // An int8 or bfloat16 convolution keeps only those weights (``QuantizedWeights``, ``BFloat16Weights``).
+            packed = .allocate(capacity: group.int8 || group.bfloat16 ? 1 : fg_conv_packed_count(k, n))
+            if !group.int8 && !group.bfloat16 { fg_conv_pack(weights, bias, k, n, packed) }
         case .depthwise:
             let rows = fg_dwconv_rows(geometry), blocks = fg_dwconv_blocks(geometry)
             // By rows when every part gets at least 8 output rows of 8 channels × 16 pixels, else by
@@ -118,9 +150,11 @@ final class ConvolutionKernel {
         }
         parts = KernelParts(count: count, threadpool: threadpool)
         // An int8 convolution gathers its windows into ``QuantizedWeights/windows`` instead.
-        scratch = .allocate(capacity: (group.int8 ? 1 : scratchCount) * count)
+        scratch = .allocate(capacity: (group.int8 || group.bfloat16 ? 1 : scratchCount) * count)
         quantized = group.int8 && group.kind == .dense
             ? QuantizedWeights(weights: weights, bias: bias, inputs: k, outputs: n, windowed: !group.isPointwise, parts: count) : nil
+        rounded = group.bfloat16 && !group.int8 && group.kind == .dense
+            ? BFloat16Weights(weights: weights, bias: bias, inputs: k, outputs: n, windowed: !group.isPointwise, parts: count) : nil
         epilogue = .allocate(capacity: 1)
         epilogue.initialize(to: fg_conv_epilogue(min1: group.convolutionRange.0, max1: group.convolutionRange.1,
                                                       residual: residual, residual_stride: residual == nil ? 0 : group.residualChannels,
@@ -154,6 +188,17 @@ final class ConvolutionKernel {
                 } else {
                     fg_qconv_windows_part(input, geometry, q.packed, q.scales, q.sums, q.biases, n, output, epilogue,
                                           q.windows + part * q.windowFloats, bytes, first, end, unit, unitEnd, 1)
+                }
+                return
+            }
+            if let b = rounded {
+                let n = Int32(group.outputChannels), values = b.scratch + part * b.scratchCount
+                if group.isPointwise {
+                    fg_bconv_part(input, b.inputs, b.packed, b.biases, n, output, epilogue, values, first, min(end, fg_conv_rows(geometry)),
+                                  unit, unitEnd, 1)
+                } else {
+                    fg_bconv_windows_part(input, geometry, b.packed, b.biases, n, output, epilogue, b.windows + part * b.windowFloats, values,
+                                          first, end, unit, unitEnd, 1)
                 }
                 return
             }

@@ -47,6 +47,11 @@ public final class Predictor: @unchecked Sendable {
         /// rest (depthwise convolutions, small 1×1 ones, everything else) in float32. On a CPU without
         /// AVX-512 VNNI the predictor runs float32 and says so in ``Predictor/kernelChoice``.
         case int8
+        /// The same dense convolutions as ``int8`` with bfloat16 products (`fg_bconv_part`: weights
+        /// and each block of 12 input rows rounded to bfloat16, 8 significant bits, every value with
+        /// its own exponent; the products added in float32 by AVX-512 BF16), the rest in float32. On a
+        /// CPU without AVX-512 BF16 the predictor runs float32 and says so in ``Predictor/kernelChoice``.
+        case bfloat16
     }
 
     /// Who runs the graph's convolutions (dense and depthwise, and what the own kernels fuse with them).
@@ -102,16 +107,20 @@ public final class Predictor: @unchecked Sendable {
         let graph = original.loweredForXNNPACK()
         self.graph = graph
         guard XNNPACKLibrary.initialized else { throw ModelError.runtime(operation: "initialize XNNPACK", reason: "failed") }
-        func compile(own: Bool, int8: Bool = false) throws -> CompiledPlan {
-            try CompiledPlan(graph: graph, threads: options.threads, stagePerOperation: options.stagePerOperation, ownKernels: own, int8: int8)
+        func compile(own: Bool, int8: Bool = false, bfloat16: Bool = false) throws -> CompiledPlan {
+            try CompiledPlan(graph: graph, threads: options.threads, stagePerOperation: options.stagePerOperation, ownKernels: own, int8: int8,
+                             bfloat16: bfloat16)
         }
         func named(_ own: Bool) -> String { own ? "FrameGraph's kernels" : "XNNPACK" }
-        let int8Runs = fg_qconv_has_simd() != 0
+        let int8Runs = fg_qconv_has_simd() != 0, bfloat16Runs = fg_bconv_has_simd() != 0
         var choice: String
         if options.precision == .int8, int8Runs {
             // Only FrameGraph's kernels run convolutions in int8: no timing against XNNPACK's float.
             plan = try compile(own: true, int8: true)
             choice = named(true) + " (precision int8: \(plan.int8Convolutions) convolutions in 8-bit integers)"
+        } else if options.precision == .bfloat16, bfloat16Runs {
+            plan = try compile(own: true, bfloat16: true)
+            choice = named(true) + " (precision bf16: \(plan.int8Convolutions) convolutions with bfloat16 products)"
         } else if let own = options.convolutions.fixedChoice(stagePerOperation: options.stagePerOperation) {
             plan = try compile(own: own)
             choice = named(own) + " (--conv-kernels \(options.convolutions.rawValue))"
@@ -130,6 +139,7 @@ public final class Predictor: @unchecked Sendable {
                                                   decision.ownMilliseconds, decision.xnnpackMilliseconds)
         }
         if options.precision == .int8, !int8Runs { choice += "; precision int8 needs AVX-512 VNNI, which this CPU lacks: float32" }
+        if options.precision == .bfloat16, !bfloat16Runs { choice += "; precision bf16 needs AVX-512 BF16, which this CPU lacks: float32" }
         kernelChoice = choice
         usesOwnKernels = plan.usesOwnKernels
         compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

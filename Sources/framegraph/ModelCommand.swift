@@ -98,7 +98,7 @@ struct ModelCommand {
     func precision(default fallback: NetworkPrecision = .float32) throws -> NetworkPrecision {
         let text = arguments.value("precision") ?? fallback.rawValue
         guard let precision = NetworkPrecision(rawValue: text) else {
-            throw Arguments.UsageError(description: "--precision '\(text)': expected fp32, fp16 (MetalTensor models) or int8")
+            throw Arguments.UsageError(description: "--precision '\(text)': expected fp32, fp16 (MetalTensor models), bf16 or int8")
         }
         return precision
     }

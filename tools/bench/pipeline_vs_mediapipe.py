@@ -16,7 +16,8 @@ Asserts nothing.
 
 --variant NAME:OPTIONS (repeatable, with --hands or --pose) adds a FrameGraph run with more node
 options, in the same interleaving: `--hands --variant serial:parallel=1` also times the hands node
-with its models one after another.
+with its models one after another; an option written source.KEY=VALUE goes to the file source
+instead (`--variant dec1:source.threads=1`: one decoder thread).
 
 --pin runs both on CPU 0 only. FrameGraph's fps is frames out / elapsed run time and its CPU per
 frame the run's CPU seconds (`runCPUSeconds`) / frames out: model loading and compiling excluded,
@@ -60,7 +61,10 @@ def main():
         if getattr(a, flag):
             for name, extra in [("framegraph", "")] + [v.split(":", 1) for v in a.variant]:
                 pipelines[name] = os.path.join(tempfile.mkdtemp(), f"{flag}-bench.fg")
-                open(pipelines[name], "w").write(f"source = file path=unused.mp4\nnet = {node} {extra}\nout = null\nsource -> net -> out\n")
+                words = extra.split()
+                source = " ".join(w[len("source."):] for w in words if w.startswith("source."))
+                extra = " ".join(w for w in words if not w.startswith("source."))
+                open(pipelines[name], "w").write(f"source = file path=unused.mp4 {source}\nnet = {node} {extra}\nout = null\nsource -> net -> out\n")
             pipeline = pipelines["framegraph"]
             solution = ["--solution", flag]
     if a.variant and not pipelines:

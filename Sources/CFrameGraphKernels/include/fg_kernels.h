@@ -204,6 +204,40 @@ void fg_qconv_part(const float *input, int k, const int8_t *packed, const float 
 void fg_qconv_windows_part(const float *input, const fg_conv_geometry *geometry, const int8_t *packed, const float *scales,
                            const float *sums, const float *biases, int n, float *out, const fg_conv_epilogue *epilogue, float *windows,
                            uint8_t *scratch, size_t first, size_t end, size_t first_panel, size_t end_panel, int allow_simd);
+/// Dense convolutions with bfloat16 products (convolution_bf16.c): float rows in and out, weights
+/// rounded to bfloat16 once, each block of 12 rows rounded to bfloat16 as it runs, the products added
+/// in float32 by AVX-512 BF16 (a scalar build of the same arithmetic elsewhere), the float epilogue
+/// of fg_conv after them.
+/// Values (uint16) of one bfloat16 row of `k` inputs (k rounded up to two).
+size_t fg_bconv_row_count(int k);
+/// Output channels rounded up to the 16 of a panel: the length of `biases`.
+size_t fg_bconv_channels(int n);
+/// Values (uint16) of the packed weights of `n` outputs × `k` inputs.
+size_t fg_bconv_packed_count(int k, int n);
+/// Values (uint16) of scratch one call of fg_bconv_part needs (one block's rows and a tile past it).
+size_t fg_bconv_scratch_count(int k);
+/// Floats of scratch one call of fg_bconv_windows_part needs besides (one block's windows).
+size_t fg_bconv_window_floats(int k);
+/// `x` as bfloat16 (to nearest, ties to even; NaN stays NaN; denormals become zero), as the
+/// instruction rounds.
+uint16_t fg_bf16_round(float x);
+/// Rounds `weights` ([n][k]) to bfloat16 into `packed` (16-channel panels of pairs) and fills
+/// `biases` (`bias` or zeros, fg_bconv_channels(n) long).
+void fg_bconv_pack(const float *weights, const float *bias, int k, int n, uint16_t *packed, float *biases);
+/// Whether this CPU runs the AVX-512 BF16 build (else only the scalar one: correct, slow).
+int fg_bconv_has_simd(void);
+/// Output rows first…end−1, channels of the 16-channel panels first_panel…end_panel−1, of
+/// out[r][c] = epilogue(Σₖ input[r][k]·w[c][k] + bias[c]) in bfloat16 products; `scratch`:
+/// fg_bconv_scratch_count(k) values of the caller's (one per thread).
+void fg_bconv_part(const float *input, int k, const uint16_t *packed, const float *biases, int n, float *out,
+                   const fg_conv_epilogue *epilogue, uint16_t *scratch, size_t first, size_t end, size_t first_panel, size_t end_panel,
+                   int allow_simd);
+/// fg_bconv_part for any dense convolution of `geometry` (k = kernel_h·kernel_w·in_c): each block's
+/// windows copied into `windows` (fg_bconv_window_floats(k) floats), zeros where they lie in the
+/// padding, then rounded and multiplied as fg_bconv_part's rows.
+void fg_bconv_windows_part(const float *input, const fg_conv_geometry *geometry, const uint16_t *packed, const float *biases, int n,
+                           float *out, const fg_conv_epilogue *epilogue, float *windows, uint16_t *scratch, size_t first, size_t end,
+                           size_t first_panel, size_t end_panel, int allow_simd);
 /// Copies the windows of output pixels row…row+count−1 of `geometry` into `dst` (count rows of
 /// kernel_h·kernel_w·in_c values, zeros in the padding; up to 8 floats past the last may be written).
 void fg_conv_gather(const float *input, const fg_conv_geometry *geometry, size_t row, size_t count, float *dst);
