@@ -188,7 +188,9 @@ struct OpenRequest: Sendable {
     /// what is missing.
     func programSize() throws -> (width: Int, height: Int)? {
         guard text("source") != nil else { return nil }
-        guard !has("input"), !has("camera") else { throw RequestError("a program source replaces the input: give no input or camera with it") }
+        guard !has("input"), !has("inputs"), !has("camera") else {
+            throw RequestError("a program source replaces the input: give no input, inputs or camera with it")
+        }
         guard let width = integer("width"), let height = integer("height") else {
             throw RequestError("a program source needs the frames' width and height (1 to 16384 each)")
         }
