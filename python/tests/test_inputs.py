@@ -79,6 +79,6 @@ def test_one_input_is_one_stream_and_several_need_a_file_per_stream(sample: str,
     with pytest.raises(fg.PipelineError) as e:
         fg.run(FACE_DETECT, input=[sample, short_clip], output=scratch / "both.mp4")
     assert "{stream}" in str(e.value) and "\n" not in str(e.value)
-    with pytest.raises(fg.FrameGraphError) as e:
+    with pytest.raises(fg.FrameGraphError) as missing:
         fg.run(FACE_DETECT, inputs=scratch / "missing.txt")
-    assert "missing.txt" in str(e.value) and "\n" not in str(e.value)
+    assert "missing.txt" in str(missing.value) and "\n" not in str(missing.value)
