@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import re
 import os
+import shutil
+import subprocess
 import threading
-from typing import Dict, List, Tuple
+from typing import List, Optional
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -172,3 +174,52 @@ def test_serve_linger_keeps_the_final_figures_up_until_post_stop(sample: str, sc
     with pytest.raises(fg.RequestError) as e:
         fg.run(FACE_DETECT, input=sample, serve_linger=5)
     assert "serve_linger goes with serve" in str(e.value)
+
+
+def test_preview_opens_the_window_and_q_ends_the_run(sample: str, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `framegraph run face-detect --preview` on a display (a virtual one: Xvfb, as the preview
+    window's own tests): the window, titled after the pipeline, shows the frames; q ends the run
+    as Ctrl-C does, and the iteration ends with it."""
+    if not all(shutil.which(tool) for tool in ("Xvfb", "xdotool", "xwininfo")):
+        pytest.fail("needs Xvfb, xdotool and xwininfo (scripts/install-deps.sh)")
+    server = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x720x24", "-nolisten", "tcp"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    try:
+        assert server.stdout is not None
+        display = ":" + server.stdout.readline().decode().strip()
+        monkeypatch.setenv("DISPLAY", display)
+        seen: List[bool] = []
+
+        def window() -> Optional[str]:
+            """The id of the window titled after the pipeline (xwininfo: in a Python process SDL's
+            title is UTF-8 text, which xdotool's --name does not match)."""
+            tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True, timeout=10).stdout
+            match = re.search(r"^\s*(0x[0-9a-f]+) \"FrameGraph: face-detect\"", tree, re.MULTILINE)
+            return match.group(1) if match else None
+
+        def press_q() -> None:
+            found = None
+            for _ in range(300):
+                found = window()
+                if found:
+                    break
+                threading.Event().wait(0.1)
+            seen.append(found is not None)
+            threading.Event().wait(1.5)  # let it show frames
+            if found:
+                subprocess.run(["xdotool", "windowfocus", "--sync", found, "key", "q"], capture_output=True, timeout=30)
+
+        presser = threading.Thread(target=press_q)
+        with fg.run(FACE_DETECT, input=sample, mode="live", loop=True, duration=60, preview=True, frames=False) as run:
+            presser.start()
+            count = sum(1 for _ in run)
+        presser.join(30)
+        assert seen == [True], "no window titled 'FrameGraph: face-detect' appeared"
+        stats = run.stats
+        preview = next(n for n in stats["nodes"] if n["name"] == "preview")
+        assert preview["emitted"] >= 20, f"frames given to the window: {preview['emitted']}"
+        assert 0 < count < 60 * 30, "q ended the live run before its 60 s"
+        assert not stats.get("failure"), stats.get("failure")
+    finally:
+        server.terminate()
+        server.wait(10)
