@@ -222,4 +222,8 @@ def test_preview_opens_the_window_and_q_ends_the_run(sample: str, scratch: Path,
         assert not stats.get("failure"), stats.get("failure")
     finally:
         server.terminate()
-        server.wait(10)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(10)
