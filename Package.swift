@@ -110,10 +110,12 @@ let package = Package(
         // MetalTensor's models as nodes: MetalNeuralNetwork, the face demo with its SSD decoding.
         .target(name: "FrameGraphMetalTensor", dependencies: ["FrameGraph", "FrameGraphNetwork", "FrameGraphModels", "MetalTensorImport", "NeuralGraph",
                                                             "XNNPACKRuntime"]),
-        // Pipeline description files: parser, node catalog, builder.
+        // Pipeline description files: parser, node catalog, builder; the run options (one table for the CLI and
+        // the C library) and what they change; hosted models' update checks during a run.
         .target(name: "FrameGraphPipelines", dependencies: ["FrameGraph", "FFmpegSupport", "FrameGraphMedia", "FrameGraphFilters", "FrameGraphCamera",
                                                               "FrameGraphDraw", "FrameGraphDisplay", "FrameGraphModels", "FrameGraphNetwork",
-                                                              "FrameGraphFaces", "FrameGraphBodies", "FrameGraphLabeling", "FrameGraphMetalTensor"]),
+                                                              "FrameGraphFaces", "FrameGraphBodies", "FrameGraphLabeling", "FrameGraphMetalTensor",
+                                                              "FrameGraphServe", "ModelDeployment"]),
         // The C ABI over a run (`@_cdecl` entry points: open a pipeline as the CLI builds it, pull frames
         // and results, stop, stats): what the Python package loads. C pointers live only in Exports.swift.
         .target(name: "FrameGraphC", dependencies: ["FrameGraph", "FrameGraphPipelines", "FrameGraphMedia", "FrameGraphModels", "NeuralGraph",

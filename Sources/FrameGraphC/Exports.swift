@@ -66,15 +66,20 @@ private final class RunHandle: @unchecked Sendable {
     }
 }
 
-/// An item and its results text.
+/// An item, its results text and its stream's name.
 private final class ItemHandle: @unchecked Sendable {
     let item: RunItem
     let results: UnsafeMutablePointer<CChar>?
+    let stream: UnsafeMutablePointer<CChar>?
     init(_ item: RunItem) {
         self.item = item
         results = strdup(item.resultsLines)
+        stream = item.stream.flatMap { strdup($0) }
     }
-    deinit { free(results) }
+    deinit {
+        free(results)
+        free(stream)
+    }
 }
 
 private func run(_ pointer: UnsafeMutableRawPointer?) -> RunHandle? {
@@ -107,10 +112,11 @@ private func libraryPath() -> String? {
 }
 
 /// The version of this ABI (2: fg_label, fg_string_free, fg_push, fg_push_end; 3: fg_run_options,
-/// the request's keys checked against it, frames converted to RGB when fg_item_frame asks): a loader
-/// checks it before anything else.
+/// the request's keys checked against it, frames converted to RGB when fg_item_frame asks; 4:
+/// fg_item_stream, several inputs, the run options from the CLI's table): a loader checks it before
+/// anything else.
 @_cdecl("fg_abi_version")
-public func fg_abi_version() -> Int32 { 3 }
+public func fg_abi_version() -> Int32 { 4 }
 
 /// The options an open request may hold, as JSON (`[{"key", "flag", "kind", "choices"?, "min"?,
 /// "max"?, "doc"}]`; `flag` is the `framegraph run` option it stands for, or null): free it with
@@ -165,7 +171,7 @@ public func fg_next(_ handle: UnsafeMutableRawPointer?, _ timeout: Double, _ out
     case .timeout:
         return timedOut
     case .end:
-        _ = r.session.wait(timeout: 30)
+        // The run's outcome is set before its items end (a lingering server may still be up).
         if let failure = r.session.failure { return LastError.set(failure, kind: "run") }
         return end
     }
@@ -225,6 +231,13 @@ public func fg_item_index(_ handle: UnsafeMutableRawPointer?) -> Int64 {
 @_cdecl("fg_item_time")
 public func fg_item_time(_ handle: UnsafeMutableRawPointer?) -> Double {
     item(handle)?.item.time ?? 0
+}
+
+/// The name of the stream the item belongs to in a run with several inputs (valid until
+/// fg_item_free); NULL in a one-stream run.
+@_cdecl("fg_item_stream")
+public func fg_item_stream(_ handle: UnsafeMutableRawPointer?) -> UnsafePointer<CChar>? {
+    item(handle)?.stream.map { UnsafePointer($0) }
 }
 
 /// The item's frame as packed RGB rows: 0 with the first byte, width, height and the bytes from one

@@ -12,6 +12,10 @@ import FrameGraphResults
 /// ``capacity`` items wait unread, the frame tap blocks: a slow reader slows the run, nothing is
 /// dropped. Live, a frame is paired with the newest results of each producer and never waits; when
 /// the reader is behind, the oldest unread item is dropped (``dropped`` counts them).
+///
+/// A run with several streams has one ``Lane`` per stream (its own frame tap and producers, paired
+/// as above within the stream) and one line of items for the reader, in the order they are ready;
+/// each item names its stream.
 final class ItemQueue: @unchecked Sendable {
     /// What ``next(timeout:)`` found.
     enum Next {
@@ -20,20 +24,37 @@ final class ItemQueue: @unchecked Sendable {
         case timeout
     }
 
+    /// One stream's frames and results (a one-stream run has one lane, unnamed).
+    struct Lane: Sendable {
+        /// The stream's name (nil in a one-stream run).
+        let stream: String?
+        /// The producers' node names, in the order of their lines in an item's results.
+        let producers: [String]
+        /// The node whose output the frames are (names the line of frames without producers).
+        let outputNode: String
+        fileprivate var pending: [Frame] = []
+        fileprivate var stored: [[TimedResults]]
+        fileprivate var newest: [TimedResults?]
+        fileprivate var highest: [Int]
+        fileprivate var producerEnded: [Bool]
+
+        init(stream: String?, producers: [String], outputNode: String) {
+            self.stream = stream
+            self.producers = producers
+            self.outputNode = outputNode
+            stored = Array(repeating: [], count: producers.count)
+            newest = Array(repeating: nil, count: producers.count)
+            highest = Array(repeating: Int.min, count: producers.count)
+            producerEnded = Array(repeating: false, count: producers.count)
+        }
+    }
+
     let live: Bool
     let capacity: Int
-    /// The producers' node names, in the order of their lines in an item's results.
-    let producers: [String]
-    /// The node whose output the frames are (names the line of frames without producers).
-    let outputNode: String
+    private var lanes: [Lane]
     private let condition = NSCondition()
-    private var pending: [Frame] = []
     private var ready: [RunItem] = []
     private var readyStart = 0
-    private var stored: [[TimedResults]]
-    private var newest: [TimedResults?]
-    private var highest: [Int]
-    private var producerEnded: [Bool]
     private var closed = false
     private var ended = false
     private var dropped = 0
@@ -42,29 +63,26 @@ final class ItemQueue: @unchecked Sendable {
     /// no frame).
     let converter: RGBConverter?
 
-    init(live: Bool, capacity: Int, producers: [String], outputNode: String, converter: RGBConverter?) {
+    /// `lanes`: one per stream, in the streams' order (at least one).
+    init(live: Bool, capacity: Int, lanes: [Lane], converter: RGBConverter?) {
         self.live = live
         self.capacity = max(1, capacity)
-        self.producers = producers
-        self.outputNode = outputNode
+        self.lanes = lanes
         self.converter = converter
-        stored = Array(repeating: [], count: producers.count)
-        newest = Array(repeating: nil, count: producers.count)
-        highest = Array(repeating: Int.min, count: producers.count)
-        producerEnded = Array(repeating: false, count: producers.count)
     }
 
     private var readyCount: Int { ready.count - readyStart }
 
-    /// A frame from the frame tap.
-    func frame(_ frame: Frame) {
+    /// A frame from lane `lane`'s frame tap.
+    func frame(_ frame: Frame, lane: Int = 0) {
         condition.lock()
         defer { condition.unlock() }
         guard !closed else { return }
         if live {
-            let lines = newest.enumerated().map { p, r in r ?? TimedResults(index: frame.sequence, time: frame.mediaTime, width: frame.width,
-                                                                            height: frame.height, results: Results(producer: producers[p])) }
-            push(item(for: frame, lines: lines))
+            let l = lanes[lane]
+            let lines = l.newest.enumerated().map { p, r in r ?? TimedResults(index: frame.sequence, time: frame.mediaTime, width: frame.width,
+                                                                              height: frame.height, results: Results(producer: l.producers[p])) }
+            push(item(for: frame, lines: lines, lane: lane))
             while readyCount > capacity {
                 readyStart += 1
                 dropped += 1
@@ -73,38 +91,40 @@ final class ItemQueue: @unchecked Sendable {
             condition.broadcast()
             return
         }
-        pending.append(frame)
-        resolve()
+        lanes[lane].pending.append(frame)
+        resolve(lane)
         while readyCount >= capacity && !closed { condition.wait() }
     }
 
-    /// Results from producer number `producer`.
-    func results(_ record: TimedResults, producer: Int) {
+    /// Results from producer number `producer` of lane `lane`.
+    func results(_ record: TimedResults, producer: Int, lane: Int = 0) {
         condition.lock()
         defer { condition.unlock() }
         guard !closed else { return }
-        newest[producer] = record
-        highest[producer] = max(highest[producer], record.index)
+        lanes[lane].newest[producer] = record
+        lanes[lane].highest[producer] = max(lanes[lane].highest[producer], record.index)
         if !live {
-            stored[producer].append(record)
-            resolve()
+            lanes[lane].stored[producer].append(record)
+            resolve(lane)
         }
     }
 
-    /// Producer number `producer` has ended (its frames' results are all in).
-    func producerFinished(_ producer: Int) {
+    /// Producer number `producer` of lane `lane` has ended (its frames' results are all in).
+    func producerFinished(_ producer: Int, lane: Int = 0) {
         condition.lock()
         defer { condition.unlock() }
-        producerEnded[producer] = true
-        if !live { resolve() }
+        lanes[lane].producerEnded[producer] = true
+        if !live { resolve(lane) }
     }
 
     /// The run has ended: what waits is handed out, then ``next(timeout:)`` says `.end`.
     func finish() {
         condition.lock()
         defer { condition.unlock() }
-        for p in producerEnded.indices { producerEnded[p] = true }
-        if !live { resolve() }
+        for l in lanes.indices {
+            for p in lanes[l].producerEnded.indices { lanes[l].producerEnded[p] = true }
+            if !live { resolve(l) }
+        }
         ended = true
         condition.broadcast()
     }
@@ -141,28 +161,30 @@ final class ItemQueue: @unchecked Sendable {
         return (delivered, dropped)
     }
 
-    /// Offline: moves every pending frame whose results are all in (in order) to the ready items.
-    private func resolve() {
-        while let frame = pending.first {
+    /// Offline: moves every pending frame of lane `l` whose results are all in (in order) to the
+    /// ready items.
+    private func resolve(_ l: Int) {
+        while let frame = lanes[l].pending.first {
             let s = frame.sequence
-            guard producers.indices.allSatisfy({ producerEnded[$0] || highest[$0] >= s }) else { return }
-            pending.removeFirst()
+            guard lanes[l].producers.indices.allSatisfy({ lanes[l].producerEnded[$0] || lanes[l].highest[$0] >= s }) else { return }
+            lanes[l].pending.removeFirst()
             var lines: [TimedResults] = []
-            for p in producers.indices {
-                stored[p].removeAll { $0.index < s }
-                let own = stored[p].first { $0.index == s }
+            for p in lanes[l].producers.indices {
+                lanes[l].stored[p].removeAll { $0.index < s }
+                let own = lanes[l].stored[p].first { $0.index == s }
                 lines.append(own ?? TimedResults(index: s, time: frame.mediaTime, width: frame.width, height: frame.height,
-                                                 results: Results(producer: producers[p])))
+                                                 results: Results(producer: lanes[l].producers[p])))
             }
-            push(item(for: frame, lines: lines))
+            push(item(for: frame, lines: lines, lane: l))
             condition.broadcast()
         }
     }
 
-    private func item(for frame: Frame, lines: [TimedResults]) -> RunItem {
-        let records = lines.isEmpty ? [TimedResults(frame: frame, producer: outputNode)] : lines
+    private func item(for frame: Frame, lines: [TimedResults], lane: Int) -> RunItem {
+        let records = lines.isEmpty ? [TimedResults(frame: frame, producer: lanes[lane].outputNode)] : lines
         let text = records.compactMap { try? ResultsLines.encode($0) }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
-        return RunItem(index: frame.sequence, time: frame.mediaTime, frame: converter == nil ? nil : frame, converter: converter, resultsLines: text)
+        return RunItem(index: frame.sequence, time: frame.mediaTime, stream: lanes[lane].stream, frame: converter == nil ? nil : frame,
+                       converter: converter, resultsLines: text)
     }
 
     private func push(_ item: RunItem) {

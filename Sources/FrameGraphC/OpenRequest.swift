@@ -14,10 +14,11 @@ import FrameGraphServe
 ///  "results": "faces.jsonl", "mode": "offline", "serve": "127.0.0.1:0", "frames": true, "rgb": "fast"}
 /// ```
 ///
-/// ``options`` is the one table of what a request may hold: decoding checks each key and value
-/// against it, `fg_run_options` hands it to Python (whose `fg.run(**options)` passes the keywords
-/// through and whose type stub is checked against it), and a test checks that each CLI name is an
-/// option of `framegraph run`.
+/// ``options`` is what a request may hold: the run options' one table (``RunOptionSpec/all`` in
+/// FrameGraphPipelines, which `framegraph run` parses too: each option a program may give, by its
+/// key) between `pipeline` and the library's own. Decoding checks each key and value against it,
+/// and `fg_run_options` hands it to Python (whose `fg.run(**options)` passes the keywords through
+/// and whose type stub is checked against it).
 struct OpenRequest: Sendable {
     /// One option a request may hold.
     struct Option: Sendable {
@@ -32,55 +33,50 @@ struct OpenRequest: Sendable {
         /// The key in the request (Python's keyword).
         let key: String
         let kind: Kind
-        /// Whether it is the CLI's `--key` (with `-` for `_`); false: the library's own.
-        let cli: Bool
+        /// The `framegraph run` option it is (`--serve-token-file`), nil for the library's own.
+        let flag: String?
+        /// Its default as people read it, when it has one.
+        let defaultText: String?
         let doc: String
 
-        /// The CLI option it stands for, or nil.
-        var flag: String? { cli ? "--" + key.replacingOccurrences(of: "_", with: "-") : nil }
+        /// One of the library's own.
+        init(key: String, kind: Kind, doc: String) {
+            self.key = key
+            self.kind = kind
+            self.flag = nil
+            self.defaultText = nil
+            self.doc = doc
+        }
+
+        /// A run option of the shared table: a switch is true or false, a repeatable text a list
+        /// (one string is taken as a list of one).
+        init(_ spec: RunOptionSpec) {
+            key = spec.key
+            flag = "--" + spec.name
+            defaultText = spec.defaultText
+            doc = spec.help
+            switch spec.value {
+            case .none: kind = .flag
+            case .text: kind = spec.repeatable ? .texts : .text
+            case .number(let r): kind = .number(r)
+            case .integer(let r): kind = .integer(r)
+            case .choice(let c): kind = .choice(c)
+            }
+        }
     }
 
-    /// Every option, in the order `framegraph run --help` lists them where they are the CLI's.
+    /// Every option: the pipeline, the run options in the order `framegraph run --help` lists them,
+    /// then the library's own.
     static let options: [Option] = [
-        Option(key: "pipeline", kind: .text, cli: false, doc: "a pipeline file, or a shipped pipeline's name (face-detect)"),
-        Option(key: "input", kind: .text, cli: true, doc: "replace the path of the pipeline's file source (a video, photo, image sequence; a URL with allow_network)"),
-        Option(key: "output", kind: .text, cli: true, doc: "replace the path of the pipeline's first encode/png sink"),
-        Option(key: "mode", kind: .choice(["live", "offline"]), cli: true, doc: "live: paced in real time, drop-while-busy; offline: every frame (default; a camera is always live)"),
-        Option(key: "fps", kind: .number(0.1...1000), cli: true, doc: "live: the output clock's rate (default 30); offline: convert the output to N frames per second"),
-        Option(key: "policy", kind: .choice(["reuse", "skip"]), cli: true, doc: "live, a tick with no new frame: repeat the last one, or skip it"),
-        Option(key: "duration", kind: .number(0.001...31_536_000), cli: true, doc: "how much to run, in seconds: offline of media time, live of clock time"),
-        Option(key: "stats", kind: .text, cli: true, doc: "also write the run's statistics as JSON to this file at the end"),
-        Option(key: "trace", kind: .text, cli: true, doc: "write a Chrome trace-event file"),
-        Option(key: "results", kind: .text, cli: true, doc: "write what the detectors and classifiers find as JSON Lines"),
-        Option(key: "set", kind: .texts, cli: true, doc: "NODE.KEY=VALUE each: set options of nodes (a dict in Python)"),
-        Option(key: "loop", kind: .flag, cli: true, doc: "loop file sources (stop with stop(), close() or duration)"),
-        Option(key: "audio", kind: .choice(["copy", "drop", "aac"]), cli: true, doc: "the input's audio in the output: copied, dropped, or re-encoded to AAC"),
-        Option(key: "latency", kind: .text, cli: true, doc: "live: auto, or milliseconds from 0 to 5000 after capture at which a frame is shown"),
-        Option(key: "max_latency", kind: .number(0...5000), cli: true, doc: "the most auto latency may grow to, in ms (default 250)"),
-        Option(key: "stop_grace", kind: .number(0...3600), cli: true, doc: "after a stop, seconds to wait for work in flight before finalizing the outputs (default 5)"),
-        Option(key: "model_budget", kind: .integer(1...1_048_576), cli: true, doc: "memory the models' tensors may take, in MiB (default 2048)"),
-        Option(key: "machine_config", kind: .text, cli: true, doc: "this machine's deployment config for hosted models (collection:NAME/ENTRY)"),
-        Option(key: "camera", kind: .text, cli: true, doc: "read a V4L2 camera (/dev/video0) instead of the file source; the run is live"),
-        Option(key: "camera_size", kind: .text, cli: true, doc: "the camera's requested size, WxH (default 640x480)"),
-        Option(key: "camera_fps", kind: .number(0.1...1000), cli: true, doc: "the camera's requested frame rate (default 30)"),
-        Option(key: "camera_format", kind: .choice(["auto", "yuyv", "mjpeg"]), cli: true, doc: "the camera's own format"),
-        Option(key: "reconnect", kind: .flag, cli: true, doc: "cameras: wait for an unplugged camera; streams: false ends the run on a loss"),
-        Option(key: "allow_network", kind: .flag, cli: true, doc: "read network streams (input=\"rtsp://…\")"),
-        Option(key: "stream_transport", kind: .choice(["tcp", "udp"]), cli: true, doc: "RTSP media over TCP or UDP"),
-        Option(key: "on_loss", kind: .choice(["repeat", "no-signal"]), cli: true, doc: "while a stream is lost: repeat the last frame, or a no-signal frame"),
-        Option(key: "credentials", kind: .text, cli: true, doc: "a file whose first line is user:password for the stream"),
-        Option(key: "serve", kind: .text, cli: true, doc: "serve the run over HTTP at [ADDRESS:]PORT (dashboard, /metrics, /stats.json …; docs/MONITORING.md)"),
-        Option(key: "serve_token_file", kind: .text, cli: true, doc: "the token every request to serve must carry, from a file; required beyond 127.0.0.1"),
-        Option(key: "serve_token", kind: .text, cli: true, doc: "the token given inline"),
-        Option(key: "serve_clients", kind: .integer(1...1000), cli: true, doc: "most connections serve takes at once (default 32)"),
-        Option(key: "serve_fps", kind: .number(0.5...120), cli: true, doc: "most pictures per second each watched node's /video.mjpg sends (default \(String(format: "%g", RunMonitor.defaultPictureRate)))"),
-        Option(key: "frames", kind: .flag, cli: false, doc: "whether items carry the output frame (default true; false: results only)"),
-        Option(key: "rgb", kind: .choice(RGBConversion.allCases.map(\.rawValue)), cli: false,
+        Option(key: "pipeline", kind: .text, doc: "a pipeline file, or a shipped pipeline's name (face-detect)"),
+    ] + RunOptionSpec.all.filter(\.forPrograms).map(Option.init) + [
+        Option(key: "frames", kind: .flag, doc: "whether items carry the output frame (default true; false: results only)"),
+        Option(key: "rgb", kind: .choice(RGBConversion.allCases.map(\.rawValue)),
                doc: "fast (default: the pixels of ffmpeg -pix_fmt rgb24 and OpenCV) or exact (the png sink's)"),
-        Option(key: "queue", kind: .integer(1...1024), cli: false, doc: "items that may wait unread (default 4): offline the run waits beyond it, live the oldest is dropped"),
-        Option(key: "source", kind: .choice(["program"]), cli: false, doc: "program: the file source is replaced by frames pushed with fg_push"),
-        Option(key: "width", kind: .integer(1...16384), cli: false, doc: "the pushed frames' width"),
-        Option(key: "height", kind: .integer(1...16384), cli: false, doc: "the pushed frames' height"),
+        Option(key: "queue", kind: .integer(1...1024), doc: "items that may wait unread (default 4): offline the run waits beyond it, live the oldest is dropped"),
+        Option(key: "source", kind: .choice(["program"]), doc: "program: the file source is replaced by frames pushed with fg_push"),
+        Option(key: "width", kind: .integer(1...16384), doc: "the pushed frames' width"),
+        Option(key: "height", kind: .integer(1...16384), doc: "the pushed frames' height"),
     ]
 
     /// A checked value.
@@ -113,6 +109,7 @@ struct OpenRequest: Sendable {
         switch (option.kind, raw) {
         case (.text, .string(let s)): return .text(s)
         case (.flag, .bool(let b)): return .flag(b)
+        case (.texts, .string(let s)): return .texts([s])
         case (.texts, .list(let list)):
             let strings = list.compactMap { if case .string(let s) = $0 { return s } else { return nil } }
             guard strings.count == list.count else { throw wrong }
@@ -131,10 +128,11 @@ struct OpenRequest: Sendable {
         }
     }
 
-    /// The table as JSON, for `fg_run_options`: `[{"key", "flag" (or null), "kind", "choices"?, "min"?, "max"?, "doc"}]`.
+    /// The table as JSON, for `fg_run_options`: `[{"key", "flag" (or null), "kind", "choices"?, "min"?, "max"?, "default"?, "doc"}]`.
     static func optionsJSON() -> String {
         let list: [[String: Any]] = options.map { o in
             var entry: [String: Any] = ["key": o.key, "flag": o.flag ?? NSNull(), "doc": o.doc]
+            if let d = o.defaultText { entry["default"] = d }
             switch o.kind {
             case .text: entry["kind"] = "text"
             case .flag: entry["kind"] = "flag"
@@ -190,19 +188,23 @@ struct OpenRequest: Sendable {
     /// what is missing.
     func programSize() throws -> (width: Int, height: Int)? {
         guard text("source") != nil else { return nil }
-        guard !has("input"), !has("camera") else { throw RequestError("a program source replaces the input: give no input or camera with it") }
+        guard !has("input"), !has("inputs"), !has("camera") else {
+            throw RequestError("a program source replaces the input: give no input, inputs or camera with it")
+        }
         guard let width = integer("width"), let height = integer("height") else {
             throw RequestError("a program source needs the frames' width and height (1 to 16384 each)")
         }
         return (width, height)
     }
 
-    /// The command line's changes this request makes (``PipelineChanges``).
-    var changes: PipelineChanges {
+    /// The command line's changes this request makes (``PipelineChanges``); `title` names a preview's
+    /// window as the CLI names it. Throws for an unreadable streams list (`inputs`).
+    func changes(title: String) throws -> PipelineChanges {
         var changes = PipelineChanges()
         changes.camera = CameraCommandLine(path: text("camera"), size: text("camera_size"), fps: number("camera_fps").map { "\($0)" },
                                            format: text("camera_format"), reconnect: flag("reconnect") ?? false)
-        changes.input = text("input")
+        changes.inputs = (texts("input") ?? []) + (try text("inputs").map(StreamInput.readList) ?? [])
+        changes.batch = integer("batch") ?? 1
         changes.network.allow = flag("allow_network") ?? false
         changes.network.reconnect = flag("reconnect")
         changes.network.transport = text("stream_transport")
@@ -213,6 +215,7 @@ struct OpenRequest: Sendable {
         changes.output = text("output")
         changes.settings = texts("set") ?? []
         changes.results = text("results")
+        if flag("preview") == true { changes.previewTitle = "FrameGraph: \(title)" }
         return changes
     }
 
@@ -220,7 +223,7 @@ struct OpenRequest: Sendable {
     var requestedMode: RunMode? { text("mode").flatMap(RunMode.init(rawValue:)) }
 
     /// The run's options as the CLI makes them from the same words (`framegraph run`'s runOptions):
-    /// mode, clock rate, policy, duration, trace, stats, latency, stop grace. `hasLiveSource`: a
+    /// mode, clock rate, policy, duration, trace, stats, frame budget, latency, stop grace. `hasLiveSource`: a
     /// camera or stream (the run is then live whatever the mode asked).
     func runOptions(pipelineFile: String, hasLiveSource: Bool) throws -> RunOptions {
         var options = RunOptions()
@@ -232,6 +235,8 @@ struct OpenRequest: Sendable {
         if let trace = text("trace") { options.traceURL = URL(fileURLWithPath: trace) }
         if let stats = text("stats") { options.otherOutputs[stats] = "stats" }
         options.otherInputs[pipelineFile] = "the run (the pipeline file)"
+        if let list = text("inputs") { options.otherInputs[list] = "the run (inputs)" }
+        options.frameBudget = integer("frame_budget")
         options.duration = number("duration")
         if let grace = number("stop_grace") { options.stopGrace = grace }
         guard let latency = PresentationDelay.parse(text("latency"), maximumMilliseconds: number("max_latency")) else {
@@ -249,7 +254,7 @@ extension OpenRequest.Option.Kind {
         switch self {
         case .text: return "a string"
         case .flag: return "true or false"
-        case .texts: return "a list of strings"
+        case .texts: return "a string or a list of strings"
         case .number(let r): return "a number from \(JSONValue.number(r.lowerBound)) to \(JSONValue.number(r.upperBound))"
         case .integer(let r): return "an integer from \(r.lowerBound) to \(r.upperBound)"
         case .choice(let c): return "one of " + c.joined(separator: ", ")

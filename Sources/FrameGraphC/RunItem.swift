@@ -2,7 +2,8 @@ import Foundation
 import FrameGraph
 import FrameGraphMedia
 
-/// One output frame of a run as a program gets it: its index and media time, the frame (nil when
+/// One output frame of a run as a program gets it: its index and media time, its stream (a run
+/// with several), the frame (nil when
 /// the run was opened without frames) and its results as JSON Lines text (the results file's schema,
 /// docs/RESULTS.md: one line per results producer, or one line with the frame's own, usually empty,
 /// results when the pipeline has no producer).
@@ -13,15 +14,18 @@ import FrameGraphMedia
 final class RunItem: @unchecked Sendable {
     let index: Int
     let time: Double
+    /// The stream the frame belongs to in a run with several (nil in a one-stream run).
+    let stream: String?
     let resultsLines: String
     private let converter: RGBConverter?
     private let lock = NSLock()
     private var source: Frame?
     private var converted: Frame?
 
-    init(index: Int, time: Double, frame: Frame?, converter: RGBConverter?, resultsLines: String) {
+    init(index: Int, time: Double, stream: String? = nil, frame: Frame?, converter: RGBConverter?, resultsLines: String) {
         self.index = index
         self.time = time
+        self.stream = stream
         self.source = frame
         self.converter = converter
         self.resultsLines = resultsLines

@@ -9,8 +9,11 @@ import NeuralGraph
 
 /// One run opened by a program through the C library: the pipeline built as the CLI builds it
 /// (``ShippedPipelines``, ``PipelineChanges``, the standard model service), a ``FrameTap`` on the
-/// node that feeds the first video sink and a ``ResultsTap`` on each results producer, run on a
-/// thread of its own; items are read from its ``ItemQueue``.
+/// node that feeds the first video sink and a ``ResultsTap`` on each results producer (per stream,
+/// in a run with several), run on a thread of its own; items are read from its ``ItemQueue``.
+/// Hosted models are checked for updates as the CLI checks them (``ModelUpdateChecker``); with
+/// `serve_linger`, a run that reaches its end keeps serving its final figures that long (a stop ends
+/// it), and ``wait(timeout:)`` waits for that too.
 final class RunSession: @unchecked Sendable {
     let queue: ItemQueue
     /// Where the program's frames go, for a run opened with a program source.
@@ -20,20 +23,23 @@ final class RunSession: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let outcome = Protected<(report: RunReport?, error: String?)>((nil, nil))
     private let joined = Protected(false)
-    /// The HTTP server of a run opened with `serve` (stopped when the run ends).
+    /// The HTTP server of a run opened with `serve` (stopped when the run ends, or after its linger).
     private let monitor: RunMonitor?
+    /// Ends the server's linger, or keeps it from starting: a stop, or POST /stop.
+    private let lingerEnd = DispatchSemaphore(value: 0)
 
     /// Builds, validates (files, models) and starts the run. `library` is this library's path: its
     /// checkout or install prefix holds the shipped pipelines and models.
     init(_ request: OpenRequest, library: String?) throws {
         let file = try ShippedPipelines.find(request.pipeline, executable: library)
         var document = try Pipeline.parseFile(path: file)
-        let applied = try request.changes.apply(to: &document)
+        let title = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        let applied = try request.changes(title: title).apply(to: &document)
         var options = try request.runOptions(pipelineFile: file, hasLiveSource: applied.hasCamera || applied.hasStream)
         var catalog = NodeCatalog.standard
         var program: ProgramSource?
         if let size = try request.programSize() {
-            guard let source = document.declarations.first(where: { $0.type == "file" }) else {
+            guard document.streamNames.isEmpty, let source = document.declarations.first(where: { $0.type == "file" }) else {
                 throw PipelineError(origin: file, message: "source program: the pipeline has no 'file' source to replace with the program's frames")
             }
             let made = ProgramSource(name: source.name, width: size.width, height: size.height, live: options.mode == .live)
@@ -42,9 +48,16 @@ final class RunSession: @unchecked Sendable {
             program = made
         }
         self.program = program
-        options.warn = { line in FileHandle.standardError.write(Data("framegraph: warning: \(line)\n".utf8)) }
-        guard let output = document.videoOutputNode else {
-            throw PipelineError(origin: file, message: "the pipeline has no video output (an encode, png or null sink) to read frames from")
+        let warn: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data("framegraph: warning: \(line)\n".utf8)) }
+        options.warn = warn
+        if case .nothingToShow(let why)? = applied.preview { warn("preview: \(why)") }
+        // One lane of items per stream: its frames (what its first video sink receives) and its producers' results.
+        let parts = document.streamNames.isEmpty ? [(stream: String?.none, part: document)] : document.streamNames.map { ($0, document.part(ofStream: $0)) }
+        let lanes = try parts.map { stream, part throws -> ItemQueue.Lane in
+            guard let output = part.videoOutputNode else {
+                throw PipelineError(origin: file, message: "the pipeline has no video output (an encode, png or null sink) to read frames from")
+            }
+            return ItemQueue.Lane(stream: stream, producers: part.resultsProducers(), outputNode: output)
         }
         let serve = try request.text("serve").map { address throws -> ServeSettings in
             do {
@@ -54,10 +67,9 @@ final class RunSession: @unchecked Sendable {
                 throw RequestError(describe(error))
             }
         }
-        if serve == nil, let other = ["serve_token", "serve_token_file", "serve_clients", "serve_fps"].first(where: request.has) {
+        if serve == nil, let other = ["serve_token", "serve_token_file", "serve_clients", "serve_fps", "serve_linger"].first(where: request.has) {
             throw RequestError("\(other) goes with serve=\"[ADDRESS:]PORT\"")
         }
-        let producers = document.resultsProducers()
         let environment = ProcessInfo.processInfo.environment
         var configuration = ModelService.Configuration(
             searchPath: .standard(pipelineFile: file, environment: environment, dataFolders: ModelSearchPath.dataFolders(executable: library)),
@@ -65,27 +77,35 @@ final class RunSession: @unchecked Sendable {
         if let budget = request.integer("model_budget") { configuration.limits = ModelLimits(memoryBudgetBytes: budget << 20) }
         configuration.machineConfigPath = request.text("machine_config")
         options.otherInputs[MachineConfig.location(explicit: request.text("machine_config"))] = "the run (the machine config)"
-        let built = try Pipeline.build(document, catalog: catalog, models: ModelService(configuration))
+        let models = ModelService(configuration)
+        let built = try Pipeline.build(document, catalog: catalog, models: models)
         let frames = request.flag("frames") ?? true
         let conversion = request.text("rgb").flatMap(RGBConversion.init(rawValue:)) ?? .fast
-        let queue = ItemQueue(live: options.mode == .live, capacity: request.integer("queue") ?? 4, producers: producers, outputNode: output,
+        let queue = ItemQueue(live: options.mode == .live, capacity: request.integer("queue") ?? 4, lanes: lanes,
                               converter: frames ? RGBConverter(conversion) : nil)
         self.queue = queue
-        guard let feeding = built.node(output) else {
-            throw PipelineError(origin: file, message: "no node '\(output)' to read frames from")
-        }
-        // Frames stay in the pipeline's format until the program asks for their pixels (RunItem.rgb).
-        feeding.addTarget(FrameTap(name: "program-frames", conversion: nil, requireEightBit: frames, handler: { queue.frame($0) }))
-        for (p, name) in producers.enumerated() {
-            built.node(name)?.addTarget(ResultsTap(name: "program-results-\(p)", upstream: name, handler: { queue.results($0, producer: p) },
-                                                   onFinish: { queue.producerFinished(p) }))
+        for (l, lane) in lanes.enumerated() {
+            guard let feeding = built.node(lane.outputNode) else {
+                throw PipelineError(origin: file, message: "no node '\(lane.outputNode)' to read frames from")
+            }
+            // Frames stay in the pipeline's format until the program asks for their pixels (RunItem.rgb).
+            feeding.addTarget(FrameTap(name: "program-frames-\(l)", conversion: nil, requireEightBit: frames, handler: { queue.frame($0, lane: l) }))
+            for (p, name) in lane.producers.enumerated() {
+                built.node(name)?.addTarget(ResultsTap(name: "program-results-\(l)-\(p)", upstream: name,
+                                                       handler: { queue.results($0, producer: p, lane: l) },
+                                                       onFinish: { queue.producerFinished(p, lane: l) }))
+            }
         }
         let runner = try GraphRunner(sources: built.sources, options: options)
         self.runner = runner
+        let lingerEnd = self.lingerEnd
         let monitor = try serve.map { serve throws -> RunMonitor in
             do {
                 let monitor = try RunMonitor(runner: runner, options: serve.options, title: URL(fileURLWithPath: file).lastPathComponent,
-                                             pictureRate: serve.pictureRate, onStop: { runner.stop() })
+                                             pictureRate: serve.pictureRate, onStop: {
+                                                 runner.stop()
+                                                 lingerEnd.signal()
+                                             })
                 let nodes = built.nodes.map(\.node)
                 monitor.watchPictures(of: nodes, output: RunMonitor.pictureNode(among: nodes))
                 for entry in built.nodes where entry.node.outputKind == .results || entry.node.framesCarryResults { monitor.watchResults(of: entry.node) }
@@ -95,7 +115,21 @@ final class RunSession: @unchecked Sendable {
             }
         }
         self.monitor = monitor
+        // Hosted models: checked for a newer deployment (and, with hot_swap, switched to) as the CLI does.
+        let users = built.nodes.compactMap { $0.node as? any HotSwappableModelUser }
+        let updates = ModelUpdateChecker(users: users, models: models, interval: request.number("update_interval"), hotSwap: request.flag("hot_swap") ?? false,
+                                         warn: { [weak monitor] line in
+                                             FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8))
+                                             monitor?.event(["event": "model", "message": line])
+                                         },
+                                         onSwap: { [weak monitor] swap in
+                                             monitor?.event(["event": "swap", "node": swap.node, "collection": swap.collection,
+                                                             "deployment": swap.deployment, "sequence": swap.sequence])
+                                         })
         do {
+            if !updates.hasCollections && (request.flag("hot_swap") == true || request.has("update_interval")) {
+                throw RequestError("hot_swap and update_interval apply to pipelines whose models come from a collection (model=collection:NAME/ENTRY)")
+            }
             try runner.checkFiles()
             try runner.validate()  // opens the input, loads the models: their errors come from open
         } catch {
@@ -103,11 +137,14 @@ final class RunSession: @unchecked Sendable {
             for source in built.sources { try? source.finish(context: runner.context) }
             throw error
         }
+        updates.start()
         if let monitor {
             monitor.start()
             monitor.event(["event": "start", "mode": options.mode.rawValue, "fps": options.fps, "pipeline": file])
         }
         let stats = request.text("stats")
+        let linger = request.number("serve_linger") ?? 0
+        let stopGrace = options.stopGrace
         let outcome = self.outcome, done = self.done
         thread = Thread {
             do {
@@ -125,8 +162,14 @@ final class RunSession: @unchecked Sendable {
             } catch {
                 outcome.withLock { $0 = (nil, describe(error)) }
             }
-            monitor?.stop()
+            updates.stop(wait: stopGrace)
             queue.finish()
+            if monitor != nil && linger > 0 {
+                // A run that reached its end: the final figures stay up for a last scrape; a stop or
+                // POST /stop ends it sooner (one that stopped the run leaves no linger).
+                _ = lingerEnd.wait(timeout: .now() + min(linger, 86_400))
+            }
+            monitor?.stop()
             done.signal()
         }
         thread.name = "framegraph: run"
@@ -138,14 +181,17 @@ final class RunSession: @unchecked Sendable {
         monitor.map { "http://\($0.server.options.address.urlHost):\($0.server.port)/" }
     }
 
-    /// Asks the run to stop: sources stop, work in flight finishes, outputs are finalized.
+    /// Asks the run to stop: sources stop, work in flight finishes, outputs are finalized; a server
+    /// that lingers after the run (`serve_linger`) stops too.
     func stop() {
+        lingerEnd.signal()
         program?.end()
         runner.stop()
         queue.close()
     }
 
-    /// Waits up to `timeout` seconds for the run to end; false when it is still running.
+    /// Waits up to `timeout` seconds for the run to end (and its server's linger); false when it is
+    /// still running.
     func wait(timeout: Double) -> Bool {
         if joined.withLock({ $0 }) { return true }
         if timeout.isInfinite {
@@ -165,10 +211,13 @@ final class RunSession: @unchecked Sendable {
 
     /// The statistics as JSON: the final report once the run has ended, else the report so far.
     func statsJSON() throws -> String {
-        let report = hasEnded ? (outcome.withLock { $0.report } ?? runner.report()) : runner.report()
+        // The final report once the run has ended (its server may still linger), else the report so far.
+        let final = outcome.withLock { $0 }
+        let ran = final.report != nil || final.error != nil
+        let report = final.report ?? runner.report()
         var object = try JSONSerialization.jsonObject(with: try report.json()) as? [String: Any] ?? [:]
         let counts = queue.counts
-        var program: [String: Any] = ["itemsDelivered": counts.delivered, "itemsDropped": counts.dropped, "ended": hasEnded]
+        var program: [String: Any] = ["itemsDelivered": counts.delivered, "itemsDropped": counts.dropped, "ended": ran]
         if let servedAt { program["served"] = servedAt }
         object["program"] = program
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)

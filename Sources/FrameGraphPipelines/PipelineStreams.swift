@@ -111,6 +111,17 @@ extension PipelineDocument {
         throw PipelineError(origin: "--output", message: "'\(output)' names one file for \(streams) streams: put \(Self.streamPlaceholder) in it (out/\(Self.streamPlaceholder).mp4) or name a folder (out/)")
     }
 
+    /// What stream `name` of a replicated pipeline runs (``replicate(streams:batch:)``): its copies of
+    /// the nodes (`name/NODE`) and the connections between them; its ``videoOutputNode`` and
+    /// ``resultsProducers(catalog:)`` are that stream's.
+    public func part(ofStream name: String) -> PipelineDocument {
+        let prefix = name + "/"
+        var part = self
+        part.declarations = declarations.filter { $0.name.hasPrefix(prefix) }
+        part.connections = connections.filter { $0.from.node.hasPrefix(prefix) && $0.to.node.hasPrefix(prefix) }
+        return part
+    }
+
     /// Repeats the whole pipeline once per stream: stream `s` gets a copy of every node, called
     /// `s/NAME`, its `file` source reading the stream's path, `{stream}` in every option value
     /// replaced by `s`, and the same connections (a stream whose path is a network address gets a

@@ -1,5 +1,6 @@
 import Foundation
 import FrameGraph
+import FrameGraphPipelines
 
 /// One option of a command, written once: its name, the value it takes (with range, choices and
 /// default) and its help. Parsing, range checks, `--help`, the man page and the shell completions
@@ -56,6 +57,20 @@ struct CommandOption: Sendable {
         case .text, .pixelFormat: value = .text(spec.name.uppercased())
         }
         self.init(spec.name, value, default: spec.defaultText, spec.help)
+    }
+
+    /// The command-line form of a run option (``RunOptionSpec``, the table `framegraph run` and the
+    /// C library share).
+    init(_ spec: RunOptionSpec) {
+        let value: Value
+        switch spec.value {
+        case .none: value = .none
+        case .text(let metavar): value = .text(metavar)
+        case .number(let r): value = .number(r)
+        case .integer(let r): value = .integer(r)
+        case .choice(let words): value = .choice(words)
+        }
+        self.init(spec.name, value, default: spec.defaultText, spec.help, short: spec.short, repeatable: spec.repeatable)
     }
 
     var takesValue: Bool {

@@ -1,69 +1,21 @@
 import Foundation
 import FrameGraph
 import FrameGraphLabeling
-import FrameGraphServe
+import FrameGraphPipelines
 
 /// Every command of `framegraph` with its options: the one table that parsing, `--help`, the man
 /// page (`framegraph help --man`) and the shell completions (`framegraph completions bash|zsh`) read.
 enum Commands {
     // Options several commands share.
-    static let modelBudget = CommandOption("model-budget", .integer(1...1_048_576), default: "2048",
-                                           "memory the models' tensors may take, in MiB")
-    static let machineConfig = CommandOption("machine-config", .text("FILE"),
-                                             "this machine's deployment config for hosted models (default $FRAMEGRAPH_MACHINE_CONFIG, else ~/.config/framegraph/machine.json)")
+    static let modelBudget = CommandOption(RunOptionSpec.modelBudget)
+    static let machineConfig = CommandOption(RunOptionSpec.machineConfig)
     static let threads = CommandOption("threads", .integer(1...64), default: "1", "inference threads")
     static let output = CommandOption("output", .text("FILE"), "the file to write", short: "o")
-    static let quiet = CommandOption("quiet", "no progress line or bar (errors still printed)", short: "q")
+    static let quiet = CommandOption(RunOptionSpec.quiet)
 
-    static let runOptions: [CommandOption] = [
-        CommandOption("input", .text("PATH"), "replace the path of the pipeline's file source (a video, photo or image sequence); given again, one stream per input in one process (docs/PIPELINES.md)", short: "i", repeatable: true),
-        CommandOption("inputs", .text("FILE"), "more streams: a list of inputs, one path per line (# comments), as --input given once per line"),
-        CommandOption("batch", .integer(1...64), default: "1", "several streams: most frames of different streams a shared network worker runs in one turn"),
-        CommandOption("frame-budget", .integer(1...100_000), "several streams, live: the most frames waiting for or running on the shared network workers at once, all streams together (more are dropped-busy; default one per stream)"),
-        CommandOption("output", .text("PATH"), "replace the path of the pipeline's first encode/png sink (a run writes only what it is told); several streams: a path with {stream}, or a folder", short: "o"),
-        CommandOption("mode", .choice(["live", "offline"]), default: "offline",
-                      "live: paced in real time, slow nodes drop while busy, one output frame per clock tick; offline: every frame, as fast as possible"),
-        CommandOption("fps", .number(0.1...1000), default: "30 live; offline the input's own timing",
-                      "live: the output clock's rate; offline: convert the output to N frames per second (drops and repeats counted)"),
-        CommandOption("policy", .choice(["reuse", "skip"]), default: "reuse",
-                      "live, a tick with no new frame: repeat the last one, or skip it (a hole in time; the output keeps its length)"),
-        CommandOption("duration", .number(0.001...31_536_000), "how much to run, in seconds: offline of media time, live of clock time"),
-        CommandOption("stats", .text("FILE"), "write the run's statistics as JSON (schema in docs/CLI.md)"),
-        CommandOption("trace", .text("FILE"), "write a Chrome trace-event file (open in Perfetto or chrome://tracing)"),
-        CommandOption("results", .text("FILE"), "write what the detectors and classifiers find as JSON Lines (replaces the pipeline's own results file)"),
-        CommandOption("preview", "show the output live in a window (q, Escape or closing it stops the run); without --output or --results a preview writes no file"),
-        CommandOption("set", .text("NODE.KEY=VALUE"), "set an option of a node (repeatable; framegraph nodes lists them)", repeatable: true),
-        CommandOption("loop", "loop file sources (stop with Ctrl-C or --duration)"),
-        CommandOption("audio", .choice(["copy", "drop", "aac"]), default: "copy", "the input's audio in the output: copied unchanged, dropped, or re-encoded to AAC"),
-        CommandOption("latency", .text("auto|MS"), default: "auto",
-                      "live: show each frame at the first tick at or after its capture time + this delay (0…5000 ms; auto raises it when frames miss their tick)"),
-        CommandOption("max-latency", .number(0...5000), default: "250", "the most auto may raise the delay to, in ms"),
-        CommandOption("stop-grace", .number(0...3600), default: "5",
-                      "after a stop (Ctrl-C, --duration, an error), seconds to wait for work in flight before finalizing the outputs without it"),
-        quiet,
-        modelBudget,
-        machineConfig,
-        CommandOption("update-interval", .number(1...86_400), "check the pipeline's hosted collections every N seconds (always once at the start)"),
-        CommandOption("hot-swap", "switch the running nodes to a new deployment at a frame boundary"),
-        CommandOption("camera", .text("PATH"), "read a V4L2 camera (e.g. /dev/video0) instead of the pipeline's file source; the run is live"),
-        CommandOption("camera-size", .text("WxH"), default: "640x480", "requested frame size (the driver grants its nearest)"),
-        CommandOption("camera-fps", .number(0.1...1000), default: "30", "requested frame rate"),
-        CommandOption("camera-format", .choice(["auto", "yuyv", "mjpeg"]), default: "auto", "the camera's own format (auto: YUYV if it offers the size at the rate, else MJPEG)"),
-        CommandOption("reconnect", "cameras: when unplugged, wait for them to come back instead of ending the run; streams reconnect by default, --reconnect=false ends the run on a loss"),
-        CommandOption("allow-network", "read network streams: --input rtsp://… (rtsps, http(s), srt, udp, rtp, rtmp) and the pipeline's stream sources; refused without it"),
-        CommandOption("stream-transport", .choice(["tcp", "udp"]), default: "tcp", "RTSP media over TCP (interleaved) or UDP"),
-        CommandOption("on-loss", .choice(["repeat", "no-signal"]), default: "repeat", "while a stream is lost and reconnecting: repeat the last frame, or show a dark no-signal frame"),
-        CommandOption("credentials", .text("FILE"), "a file whose first line is user:password for the stream (never printed)"),
-        CommandOption("inline", .text("PIPELINE"), "the pipeline written on the command line instead of a file: TYPE key=value … -> TYPE … (see docs/PIPELINES.md)", short: "e"),
-        CommandOption("serve", .text("[ADDRESS:]PORT"),
-                      "serve the run over HTTP: dashboard /, /metrics (Prometheus), /picture.jpg, /video.mjpg (?node=NAME: any node's), /hls/index.m3u8 (.ts segments), /events, /stats.json (docs/MONITORING.md); default address 127.0.0.1 ([::1]:PORT for IPv6), port 0 picks a free one"),
-        CommandOption("serve-token-file", .text("FILE"), "the token every request to --serve must carry (Authorization: Bearer, or ?token=); required beyond 127.0.0.1"),
-        CommandOption("serve-token", .text("TOKEN"), "the token given inline (visible to other users in the process list: prefer --serve-token-file)"),
-        CommandOption("serve-clients", .integer(1...1000), default: "32", "most connections --serve takes at once (more are answered 503)"),
-        CommandOption("serve-fps", .number(0.5...120), default: String(format: "%g", RunMonitor.defaultPictureRate),
-                      "most pictures per second each watched node's /video.mjpg sends (one JPEG each for all its viewers)"),
-        CommandOption("serve-linger", .number(0...86_400), default: "0", "keep serving the final figures this many seconds after the run (POST /stop with the token, or Ctrl-C, ends it sooner)"),
-    ]
+    /// `framegraph run`'s options: the run options' one table (``RunOptionSpec/all``, FrameGraphPipelines), which the
+    /// C library's requests (Python's keywords) read too.
+    static let runOptions: [CommandOption] = RunOptionSpec.all.map(CommandOption.init)
 
     static let all: [CommandSpec] = [
         CommandSpec(words: ["run"], usage: "PIPELINE [options]  |  run -e 'TYPE key=value -> …' [options]",

@@ -196,6 +196,29 @@ import TestSupport
         let nodes = try framegraph(["nodes"])
         #expect(nodes.stdout.contains("resize (filter)") && nodes.stdout.contains("ports: foreground, background, mask"))
     }
+
+    /// `framegraph run` parses its options from the run options' one table (RunOptionSpec.all, which the
+    /// C library reads too): `--help` lists each, in the table's order, with its value word and range.
+    @Test func runHelpListsEveryOptionOfTheRunOptionsTable() throws {
+        let help = try framegraph(["run", "--help"]).stdout
+        var searchFrom = help.startIndex
+        for spec in RunOptionSpec.all {
+            let flag = (spec.short.map { "-\($0), " } ?? "") + "--" + spec.name
+            let word: String
+            switch spec.value {
+            case .none: word = ""
+            case .text(let metavar): word = " " + metavar
+            case .number, .integer: word = " N"
+            case .choice(let words): word = " " + words.joined(separator: "|")
+            }
+            let line = try #require(help.range(of: "\n  \(flag)\(word)\n", range: searchFrom..<help.endIndex), "--\(spec.name) in its place: \(help)")
+            searchFrom = line.upperBound
+            if case .integer(let r) = spec.value {
+                let next = help[line.upperBound...].prefix { $0 != "\n" }
+                #expect(next.contains("[\(r.lowerBound)…\(r.upperBound)"), "--\(spec.name): \(next)")
+            }
+        }
+    }
 }
 
 /// Node options seen through the CLI: start/duration windows, PNG every Nth frame, MKV output.

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import List, Optional
 
 LIBRARY = "libFrameGraphC.so"
-ABI_VERSION = 3
+ABI_VERSION = 4
 
 
 def candidates() -> List[Path]:
@@ -86,6 +86,8 @@ def load(path: Optional[Path] = None) -> ctypes.CDLL:
     lib.fg_item_index.argtypes = [ctypes.c_void_p]
     lib.fg_item_time.restype = ctypes.c_double
     lib.fg_item_time.argtypes = [ctypes.c_void_p]
+    lib.fg_item_stream.restype = ctypes.c_char_p
+    lib.fg_item_stream.argtypes = [ctypes.c_void_p]
     lib.fg_item_frame.restype = ctypes.c_int32
     lib.fg_item_frame.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int32),
                                   ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32)]

@@ -1,8 +1,9 @@
 """The keywords fg.run and fg.Pipeline take, typed.
 
 The library's table (`fg_run_options`, framegraph.run_options()) is the one source of what a run
-accepts: keywords are passed to it unchanged, as the CLI's `framegraph run` options with `_` for
-`-` (serve_token_file is --serve-token-file), and it checks each name, type, range and choice.
+accepts — `framegraph run` parses its options from the same table — : keywords are passed to it
+unchanged, as the CLI's `framegraph run` options with `_` for `-` (serve_token_file is
+--serve-token-file), and it checks each name, type, range and choice.
 RunOptions mirrors that table for type checkers; the test suite checks that both list the same
 keys.
 """
@@ -38,14 +39,22 @@ class PipelineOptions(TypedDict, total=False):
     serve_token: str
     serve_clients: int
     serve_fps: float
+    serve_linger: float
+    preview: bool
+    update_interval: float
+    hot_swap: bool
     frames: bool
     rgb: Literal["fast", "exact"]
     queue: int
 
 
 class RunOptions(PipelineOptions, total=False):
-    """fg.run's keywords (all optional): fg.Pipeline's and those that name the input."""
-    input: PathLike
+    """fg.run's keywords (all optional): fg.Pipeline's and those that name the input. input= takes
+    one path, or several (a list: one stream per input, in one run)."""
+    input: Union[PathLike, Sequence[PathLike]]
+    inputs: PathLike
+    batch: int
+    frame_budget: int
     loop: bool
     camera: PathLike
     camera_size: str
@@ -71,14 +80,16 @@ def settings(values: Settings) -> List[str]:
 
 
 def request(pipeline: PathLike, options: Mapping[str, Any]) -> Dict[str, Any]:
-    """The open request for `pipeline` with `options` (keywords passed through; paths as text,
-    set= as words, latency= and serve= as text, None left out)."""
+    """The open request for `pipeline` with `options` (keywords passed through; paths as text, a
+    list of inputs as a list of text, set= as words, latency= and serve= as text, None left out)."""
     out: Dict[str, Any] = {"pipeline": os.fspath(pipeline)}
     for key, value in options.items():
         if value is None:
             continue
         if key == "set":
             out[key] = settings(value)
+        elif key == "input" and isinstance(value, (list, tuple)):
+            out[key] = [os.fspath(v) for v in value]
         elif key in ("latency", "serve") and isinstance(value, (int, float)) and not isinstance(value, bool):
             out[key] = str(int(value)) if float(value).is_integer() else str(value)
         elif isinstance(value, os.PathLike):

@@ -79,8 +79,12 @@ class _ItemHandle:
 class Item:
     """One output frame of a run.
 
-    index: the frame's position in the source's output (from 0).
+    index: the frame's position in the source's output (from 0; in a run with several inputs, in
+        its stream's).
     time: its media time in seconds.
+    stream: the name of the stream it belongs to in a run with several inputs (the input's file
+        name without its extension, made unique: "clip", "clip-2"; the stats' "streams" names),
+        None in a one-stream run.
     frame: numpy uint8 array H×W×3 (RGB), read-only, a view of the engine's buffer (no copy; take
         `frame.copy()` to change it or keep it beyond the item); None for a run with frames=False.
         The engine converts the frame to RGB when `frame` is first read, not before: an item whose
@@ -91,13 +95,15 @@ class Item:
         results producer when the pipeline has several (all_results has them all).
     """
 
-    __slots__ = ("index", "time", "_frame", "_frame_read", "_results_text", "_results", "_handle")
+    __slots__ = ("index", "time", "stream", "_frame", "_frame_read", "_results_text", "_results", "_handle")
 
     def __init__(self, lib: ctypes.CDLL, handle: int):
         owner = _ItemHandle(lib, handle)
         self._handle = owner
         self.index: int = int(lib.fg_item_index(handle))
         self.time: float = float(lib.fg_item_time(handle))
+        stream = lib.fg_item_stream(handle)
+        self.stream: Optional[str] = stream.decode() if stream is not None else None
         self._results_text: str = (lib.fg_item_results(handle) or b"").decode()
         self._results: Optional[List[Dict[str, Any]]] = None
         self._frame: Optional[RGBFrame] = None
@@ -145,7 +151,8 @@ class Item:
     def __repr__(self) -> str:
         frame = self._frame if self._frame_read else None
         shape = "×".join(map(str, frame.shape)) if frame is not None else ("frame" if not self._frame_read else "no frame")
-        return f"<framegraph.Item {self.index} t={self.time:.3f}s {shape}>"
+        where = f" {self.stream}" if self.stream is not None else ""
+        return f"<framegraph.Item{where} {self.index} t={self.time:.3f}s {shape}>"
 
 
 _Self = TypeVar("_Self", bound="_Closable")
@@ -186,6 +193,7 @@ class Run(_Closable):
 
     def __init__(self, pipeline: PathLike, **options: Unpack[RunOptions]):
         self._handle: Optional[int] = None
+        self._ended = False
         self._final_stats: Optional[Dict[str, Any]] = None
         self._lib = library()
         self._open(request(pipeline, options))
@@ -195,6 +203,7 @@ class Run(_Closable):
         """A run opened from a whole request (fg.Pipeline's, with its program source)."""
         run = cls.__new__(cls)
         run._handle = None
+        run._ended = False
         run._final_stats = None
         run._lib = library()
         run._open(fields)
@@ -223,6 +232,7 @@ class Run(_Closable):
                 if code == _TIMEOUT:
                     continue
                 if code == _END:
+                    self._ended = True  # ran to its end: closing waits for it without stopping a lingering server
                     self.close()
                     raise StopIteration
                 error = _error(self._lib)
@@ -252,26 +262,39 @@ class Run(_Closable):
             self._lib.fg_stop(self._handle)
 
     def close(self) -> None:
-        """Stops the run if it is still going, waits until its outputs are finalized, keeps its final stats."""
+        """Stops the run if it is still going, waits until its outputs are finalized, keeps its final
+        stats. A run that reached its end with serve_linger: waits while its server lingers (until
+        the linger's end, POST /stop, or Ctrl-C)."""
         handle, self._handle = self._handle, None
         if handle is None:
             return
-        self._lib.fg_stop(handle)
-        self._lib.fg_wait(handle, float("inf"))
-        text = self._lib.fg_stats(handle)
-        self._final_stats = json.loads(text) if text else {}
-        self._lib.fg_close(handle)
+        if not self._ended:
+            self._lib.fg_stop(handle)
+        try:
+            # Short waits: Python handles Ctrl-C between them (a Ctrl-C stops a lingering server).
+            while self._lib.fg_wait(handle, 0.1) == _TIMEOUT:
+                pass
+        except KeyboardInterrupt:
+            self._lib.fg_stop(handle)
+            self._lib.fg_wait(handle, float("inf"))
+            raise
+        finally:
+            text = self._lib.fg_stats(handle)
+            self._final_stats = json.loads(text) if text else {}
+            self._lib.fg_close(handle)
 
 
 
 def run(pipeline: PathLike, **options: Unpack[RunOptions]) -> Run:
     """Opens and starts a pipeline (a file, or a shipped pipeline's name such as "face-detect") with
-    the CLI's run options as keywords, `_` for `-`: input=, output=, results=, set={"node.key": value},
+    the CLI's run options as keywords, `_` for `-`: input= (a path, or a list of paths: one stream per
+    input, each item naming its stream), inputs=, output=, results=, set={"node.key": value},
     mode="live"|"offline", camera=, loop=, duration=, fps=, policy=, latency=, stats=, trace=,
-    serve="127.0.0.1:0" (and serve_token_file=, serve_clients=, serve_fps=), model_budget=,
-    machine_config= …; and the library's own: frames=False for results only, rgb="fast"|"exact",
-    queue= items that may wait unread. run_options() lists them all. Errors while building it (the
-    file, a set, a model, an unknown or wrong keyword) raise here, with the CLI's message."""
+    preview=, serve="127.0.0.1:0" (and serve_token_file=, serve_clients=, serve_fps=, serve_linger=),
+    model_budget=, machine_config=, update_interval=, hot_swap= …; and the library's own:
+    frames=False for results only, rgb="fast"|"exact", queue= items that may wait unread.
+    run_options() lists them all. Errors while building it (the file, a set, a model, an unknown or
+    wrong keyword) raise here, with the CLI's message."""
     return Run(pipeline, **options)
 
 

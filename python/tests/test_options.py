@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Dict, Tuple
+import os
+import shutil
+import subprocess
+import threading
+from typing import List, Optional
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -24,50 +28,24 @@ def test_the_typed_keywords_are_the_librarys_table() -> None:
     assert set(fg.PipelineOptions.__annotations__) <= table - INTERNAL - {"input", "camera"}
 
 
-def cli_options(help_text: str) -> Dict[str, Tuple[str, str]]:
-    """`framegraph run --help`'s options: name → (the value's word, e.g. "N" or "live|offline",
-    "" for a flag; the bracketed range and default at the end of its description, or "")."""
-    found: Dict[str, Tuple[str, str]] = {}
-    lines = help_text.splitlines()
-    for i, line in enumerate(lines):
-        m = re.match(r"^\s+(?:-\w, )?--([a-z][a-z0-9-]*)(?: (\S+))?\s*$", line)
-        if m:
-            description = lines[i + 1] if i + 1 < len(lines) else ""
-            bracket = re.search(r"\[([^\]]*)\]\s*$", description)
-            found[m.group(1)] = (m.group(2) or "", bracket.group(1) if bracket else "")
-    return found
+def cli_option_names(help_text: str) -> List[str]:
+    """`framegraph run --help`'s option names (without --)."""
+    return [m.group(1) for m in re.finditer(r"^\s+(?:-\w, )?--([a-z][a-z0-9-]*)", help_text, re.MULTILINE)]
 
 
-def number(text: str) -> float:
-    return float(text.replace("\u2009", ""))
-
-
-def test_every_cli_keyword_is_an_option_of_framegraph_run_with_its_kind_range_and_choices(cli: str) -> None:
-    """The library's table repeats each option's kind, range and choices from the CLI's table
-    (framegraph's Commands.runOptions): checked here against `framegraph run --help`, so they
-    cannot drift apart."""
-    listed = cli_options(run_cli(cli, ["run", "--help"]).stdout)
+def test_every_cli_keyword_is_an_option_of_framegraph_run(cli: str) -> None:
+    """The CLI parses its run options from the same table as the library (RunOptionSpec.all in
+    FrameGraphPipelines): every keyword with a flag is listed by `framegraph run --help`, and every
+    option there is a keyword but the command line's own (--quiet, --inline)."""
+    listed = cli_option_names(run_cli(cli, ["run", "--help"]).stdout)
     entries = [entry for entry in fg.run_options() if entry["flag"]]
-    assert len(entries) >= 25
     for entry in entries:
-        name = entry["key"].replace("_", "-")
-        assert entry["flag"] == "--" + name
-        assert name in listed, f"--{name} is not an option of framegraph run"
-        word, bracket = listed[name]
-        kind = entry["kind"]
-        if kind == "flag":
-            assert word == "", f"--{name}: a flag here, takes {word} in the CLI"
-        elif kind == "choice":
-            assert word.split("|") == entry["choices"], f"--{name}: choices {entry['choices']} here, {word} in the CLI"
-        elif kind in ("number", "integer"):
-            assert word == "N", f"--{name}: a number here, {word} in the CLI"
-            bounds = re.match(r"([-\d.]+)…([-\d.]+)", bracket)
-            assert bounds, f"--{name}: no range in the CLI's help ({bracket})"
-            assert (number(bounds.group(1)), number(bounds.group(2))) == (entry["min"], entry["max"]), \
-                f"--{name}: {entry['min']}…{entry['max']} here, {bracket} in the CLI"
-        else:
-            # A placeholder (PATH, FILE, WxH, auto|MS, NODE.KEY=VALUE …), not a number, a flag or lowercase choices.
-            assert word not in ("", "N") and any(c.isupper() for c in word), f"--{name}: text here, {word or 'a flag'} in the CLI"
+        assert entry["flag"] == "--" + entry["key"].replace("_", "-")
+        assert entry["flag"][2:] in listed, f"{entry['flag']} is not an option of framegraph run"
+    assert set(listed) - {entry["flag"][2:] for entry in entries} == {"quiet", "inline"}
+    kinds = {entry["key"]: entry for entry in fg.run_options()}
+    assert kinds["input"]["kind"] == kinds["set"]["kind"] == "texts", "repeatable options take lists"
+    assert kinds["fps"]["default"] == "30 live; offline the input's own timing"
 
 
 def test_fps_offline_converts_the_written_rate_as_the_cli_does(cli: str, sample: str, scratch: Path) -> None:
@@ -139,3 +117,113 @@ def test_a_pipeline_takes_the_same_keywords(sample_frames: object, scratch: Path
             p.process(frame)
     assert json.loads((scratch / "pushed.json").read_text())["framesOut"] == 5
     assert len((scratch / "pushed.jsonl").read_text().splitlines()) == 5
+
+
+def test_preview_without_a_display_warns_and_writes_only_what_is_named(sample: str, scratch: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                       capfd: pytest.CaptureFixture[str]) -> None:
+    """As `framegraph run … --preview` with no display: a warning, the run goes on, and the
+    pipeline's own output (out/face-detect.mp4) is not recorded; with output= only that file."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.chdir(scratch)
+    with fg.run(FACE_DETECT, input=sample, set={"source.duration": 0.3}, preview=True, frames=False) as run:
+        count = sum(1 for _ in run)
+    assert count == 9, "0.3 s of the clip: every frame (offline)"
+    assert "no display" in capfd.readouterr().err
+    assert os.listdir(scratch) == []
+    with fg.run(FACE_DETECT, input=sample, set={"source.duration": 0.3}, preview=True, output="look.mp4", frames=False) as run:
+        assert sum(1 for _ in run) == count
+    assert os.listdir(scratch) == ["look.mp4"]
+    with pytest.raises(fg.PipelineError) as e:
+        fg.run(FACE_DETECT, input=[sample, sample], preview=True, output=scratch / "{stream}.mp4")
+    assert "a window shows one stream" in str(e.value)
+
+
+def metric(text: str, name: str) -> float:
+    line = next(line for line in text.splitlines() if line.startswith(name + " "))
+    return float(line.split()[-1])
+
+
+def test_serve_linger_keeps_the_final_figures_up_until_post_stop(sample: str, scratch: Path) -> None:
+    """As the CLI's --serve-linger: after the run, /metrics serves the final figures (those of the
+    stats file); the iteration's end waits while the server lingers; POST /stop ends it."""
+    token = "a-token-of-twenty-chars"
+    run = fg.run(FACE_DETECT, input=sample, duration=0.5, serve="127.0.0.1:0", serve_token=token, serve_linger=120,
+                 stats=scratch / "stats.json", frames=False)
+    url = run.stats["program"]["served"]
+    counted: List[int] = []
+    reader = threading.Thread(target=lambda: counted.append(sum(1 for _ in run)))
+    reader.start()
+    auth = {"Authorization": f"Bearer {token}"}
+    for _ in range(600):
+        if (scratch / "stats.json").exists():
+            break
+        reader.join(0.1)
+    with urllib.request.urlopen(urllib.request.Request(url + "metrics", headers=auth), timeout=10) as answer:
+        text = answer.read().decode()
+    written = json.loads((scratch / "stats.json").read_text())
+    assert metric(text, "framegraph_run_finished") == 1
+    assert metric(text, "framegraph_frames_out_total") == written["framesOut"] == 15
+    assert reader.is_alive(), "the iteration's end waits while the server lingers"
+    with urllib.request.urlopen(urllib.request.Request(url + "stop", data=b"", headers=auth, method="POST"), timeout=10) as answer:
+        assert answer.status == 200
+    reader.join(30)
+    assert not reader.is_alive() and counted == [15]
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(url + "metrics", timeout=5)
+    with pytest.raises(fg.RequestError) as e:
+        fg.run(FACE_DETECT, input=sample, serve_linger=5)
+    assert "serve_linger goes with serve" in str(e.value)
+
+
+def test_preview_opens_the_window_and_q_ends_the_run(sample: str, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `framegraph run face-detect --preview` on a display (a virtual one: Xvfb, as the preview
+    window's own tests): the window, titled after the pipeline, shows the frames; q ends the run
+    as Ctrl-C does, and the iteration ends with it."""
+    if not all(shutil.which(tool) for tool in ("Xvfb", "xdotool", "xwininfo")):
+        pytest.fail("needs Xvfb, xdotool and xwininfo (scripts/install-deps.sh)")
+    server = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x720x24", "-nolisten", "tcp"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    try:
+        assert server.stdout is not None
+        display = ":" + server.stdout.readline().decode().strip()
+        monkeypatch.setenv("DISPLAY", display)
+        seen: List[bool] = []
+
+        def window() -> Optional[str]:
+            """The id of the window titled after the pipeline (xwininfo: in a Python process SDL's
+            title is UTF-8 text, which xdotool's --name does not match)."""
+            tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True, timeout=10).stdout
+            match = re.search(r"^\s*(0x[0-9a-f]+) \"FrameGraph: face-detect\"", tree, re.MULTILINE)
+            return match.group(1) if match else None
+
+        def press_q() -> None:
+            found = None
+            for _ in range(300):
+                found = window()
+                if found:
+                    break
+                threading.Event().wait(0.1)
+            seen.append(found is not None)
+            threading.Event().wait(1.5)  # let it show frames
+            if found:
+                subprocess.run(["xdotool", "windowfocus", "--sync", found, "key", "q"], capture_output=True, timeout=30)
+
+        presser = threading.Thread(target=press_q)
+        with fg.run(FACE_DETECT, input=sample, mode="live", loop=True, duration=60, preview=True, frames=False) as run:
+            presser.start()
+            count = sum(1 for _ in run)
+        presser.join(30)
+        assert seen == [True], "no window titled 'FrameGraph: face-detect' appeared"
+        stats = run.stats
+        preview = next(n for n in stats["nodes"] if n["name"] == "preview")
+        assert preview["emitted"] >= 20, f"frames given to the window: {preview['emitted']}"
+        assert 0 < count < 60 * 30, "q ended the live run before its 60 s"
+        assert not stats.get("failure"), stats.get("failure")
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(10)

@@ -4,11 +4,11 @@ import Synchronization
 import FrameGraphModels
 import ModelDeployment
 
-/// During `framegraph run`: checks the collections the pipeline's network nodes use, at the start
-/// and every `--update-interval` seconds. A newer deployment is downloaded in the background (when
+/// During a run (`framegraph run`, or a program's through the C library): checks the collections
+/// the pipeline's network nodes use, at the start and every `--update-interval` seconds. A newer deployment is downloaded in the background (when
 /// the machine's download conditions allow) and, as Core ML does, used from the next launch; with
 /// `--hot-swap` the nodes switch to it at a frame boundary.
-final class ModelUpdateChecker: @unchecked Sendable {
+public final class ModelUpdateChecker: @unchecked Sendable {
     private let nodes: [any HotSwappableModelUser]
     private let models: ModelService
     private let interval: Double?
@@ -23,15 +23,15 @@ final class ModelUpdateChecker: @unchecked Sendable {
     private var thread: Thread?
 
     /// A node staged to switch models (it switches at its next frame boundary).
-    struct Swap: Sendable {
-        var node: String
-        var collection: String
-        var deployment: String
-        var sequence: Int
+    public struct Swap: Sendable {
+        public var node: String
+        public var collection: String
+        public var deployment: String
+        public var sequence: Int
     }
 
     /// `warn` gets each line to tell the user; `onSwap` each staged switch (`--serve`'s event stream).
-    init(users: [any HotSwappableModelUser], models: ModelService, interval: Double?, hotSwap: Bool, warn: @escaping @Sendable (String) -> Void,
+    public init(users: [any HotSwappableModelUser], models: ModelService, interval: Double?, hotSwap: Bool, warn: @escaping @Sendable (String) -> Void,
          onSwap: @escaping @Sendable (Swap) -> Void = { _ in }) {
         self.nodes = users.filter { $0.modelReferences.contains(where: ModelReference.isCollection) }
         self.models = models
@@ -46,7 +46,11 @@ final class ModelUpdateChecker: @unchecked Sendable {
         nodes.flatMap { $0.modelReferences.filter(ModelReference.isCollection).compactMap { try? ModelReference.parse($0) } }
     }
 
-    func start() {
+    /// Whether any of the nodes uses a hosted collection (else there is nothing to check).
+    public var hasCollections: Bool { !nodes.isEmpty }
+
+    /// Starts the checks on a thread of their own (nothing when no node uses a collection).
+    public func start() {
         guard !nodes.isEmpty else { return }
         let t = Thread { [self] in run() }
         t.name = "model updates"
@@ -58,7 +62,7 @@ final class ModelUpdateChecker: @unchecked Sendable {
 
     /// Ends the checks; a download in progress gets `wait` seconds to finish (so that the next
     /// launch finds the deployment complete), then it is stopped.
-    func stop(wait: Double = 5) {
+    public func stop(wait: Double = 5) {
         stopped.lock()
         isStopped = true
         stopped.broadcast()
