@@ -42,7 +42,7 @@ public final class GraphRunner: @unchecked Sendable {
         if let url = options.traceURL {
             tracer = try Tracer(url: url, origin: options.clock.now())
         }
-        context = RunContext(options: options, tracer: tracer)
+        context = RunContext(options: options, tracer: tracer, streams: sources.count)
     }
 
     /// Asks the run to stop: sources end, in-flight work finishes, sinks finalize.
