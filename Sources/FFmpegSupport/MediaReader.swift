@@ -207,6 +207,9 @@ public final class MediaReader {
             c.pointee.probesize = Int64(network.probeBytes)
             c.pointee.max_analyze_duration = Int64(network.analyzeMicroseconds)
             c.pointee.format_probesize = Int32(min(network.probeBytes, 1 << 20))
+            // A live stream's rate is not measured (20 frames, most of a second, by default): frames
+            // are stamped by their arrival. The stream info is complete once a picture decodes.
+            c.pointee.fps_probe_size = 0
         }
         let openStatus = avformat_open_input(&ctx, openName, inputFormat, &openOptions)
         if openStatus < 0 {
@@ -401,7 +404,9 @@ public final class MediaReader {
             av_dict_set(&options, "rw_timeout", micros, 0)
         }
         av_dict_set(&options, "max_delay", "500000", 0)
-        av_dict_set(&options, "fflags", "nobuffer+discardcorrupt", 0)
+        // Not `nobuffer`: the packets read while finding the streams (the first keyframe among them)
+        // are kept and decoded, rather than discarded to wait for the next keyframe (up to a GOP later).
+        av_dict_set(&options, "fflags", "discardcorrupt", 0)
     }
 
     /// One line for a failed network call: what the interrupt stopped, or FFmpeg's own reason.

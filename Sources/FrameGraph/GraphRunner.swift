@@ -19,9 +19,14 @@ public final class GraphRunner: @unchecked Sendable {
     public let context: RunContext
     /// Every node reachable from the sources, upstream before downstream.
     public private(set) var nodes: [Node] = []
-    /// What arrives at each node's ports, after validation.
-    public private(set) var inputDescriptions: [ObjectIdentifier: [FrameDescription]] = [:]
-    private var outputDescriptions: [ObjectIdentifier: FrameDescription?] = [:]
+    /// What each node receives and emits, after validation (a late stream's chain: from its first frame).
+    private let descriptions = Protected(Descriptions())
+    /// Sources that started late (``SourceNode/startsLate``), each with the nodes it alone feeds,
+    /// upstream first: not negotiated nor started until the source's first frame (``startLateChain(of:)``).
+    private let lateChains = Protected<[ObjectIdentifier: [Node]]>([:])
+    /// The nodes started so far (the late chains' join them when they start): the ones the run finishes.
+    private let startedNodes = Protected<Set<ObjectIdentifier>>([])
+    private let lateStart = NSLock()
 
     private var workers: [any RunWorker] = []
     private var sharedWorkers: [SharedWorker] = []
@@ -37,7 +42,7 @@ public final class GraphRunner: @unchecked Sendable {
         if let url = options.traceURL {
             tracer = try Tracer(url: url, origin: options.clock.now())
         }
-        context = RunContext(options: options, tracer: tracer)
+        context = RunContext(options: options, tracer: tracer, streams: sources.count)
     }
 
     /// Asks the run to stop: sources end, in-flight work finishes, sinks finalize.
@@ -55,37 +60,89 @@ public final class GraphRunner: @unchecked Sendable {
         var started: [Node] = []
         do {
             for source in sources {
+                source.mayStartLate = sources.count > 1 && nodes.allSatisfy { node in
+                    !node.upstreamSources.contains { $0 === source } || node.upstreamSources.count == 1
+                }
                 try source.start(context: context)
                 started.append(source)
             }
-            var incoming: [ObjectIdentifier: [Int: FrameDescription]] = [:]
-            for node in nodes {
-                let id = ObjectIdentifier(node)
-                let output: FrameDescription?
-                if let source = node as? SourceNode {
-                    output = try source.outputDescription()
-                } else {
-                    let byPort = incoming[id] ?? [:]
-                    let inputs = node.inputPorts.indices.compactMap { byPort[$0] }
-                    inputDescriptions[id] = inputs
-                    node.inputs = inputs
-                    output = try node.negotiate(inputs: inputs)
+            // A stream that started late: the nodes it alone feeds wait for its first frame.
+            var late: [ObjectIdentifier: [Node]] = [:]
+            for source in sources where source.startsLate {
+                late[ObjectIdentifier(source)] = nodes.filter { $0 !== source && $0.upstreamSources.count == 1 && $0.upstreamSources[0] === source }
+            }
+            let waiting = Set(late.values.joined().map(ObjectIdentifier.init)).union(late.keys)
+            try descriptions.withLock { try Self.describe(nodes.filter { !waiting.contains(ObjectIdentifier($0)) }, into: &$0) }
+            lateChains.withLock { $0 = late }
+        } catch {
+            for node in started { try? node.finish(context: context) }
+            throw error
+        }
+        startedNodes.withLock { $0 = Set(sources.map(ObjectIdentifier.init)) }
+        validated = true
+    }
+
+    /// What the nodes of the graph receive and emit, as validation finds it.
+    private struct Descriptions {
+        var inputs: [ObjectIdentifier: [FrameDescription]] = [:]
+        var outputs: [ObjectIdentifier: FrameDescription?] = [:]
+        /// What arrives at each node's ports, by port, from the nodes described so far.
+        var incoming: [ObjectIdentifier: [Int: FrameDescription]] = [:]
+    }
+
+    /// Describes `nodes` (upstream first; what feeds them described already): a source's output, or
+    /// what each other node makes of what arrives at its ports; checks each connection's kind.
+    private static func describe(_ nodes: [Node], into d: inout Descriptions) throws {
+        for node in nodes {
+            let id = ObjectIdentifier(node)
+            let output: FrameDescription?
+            if let source = node as? SourceNode {
+                output = try source.outputDescription()
+            } else {
+                let byPort = d.incoming[id] ?? [:]
+                let inputs = node.inputPorts.indices.compactMap { byPort[$0] }
+                d.inputs[id] = inputs
+                node.inputs = inputs
+                output = try node.negotiate(inputs: inputs)
+            }
+            var stream = output
+            stream?.kind = node.outputKind
+            d.outputs[id] = stream
+            if let stream {
+                for t in node.targets {
+                    try checkKind(stream, from: node, to: t)
+                    d.incoming[ObjectIdentifier(t.node), default: [:]][t.port] = stream
                 }
-                var stream = output
-                stream?.kind = node.outputKind
-                outputDescriptions[id] = stream
-                if let stream {
-                    for t in node.targets {
-                        try Self.checkKind(stream, from: node, to: t)
-                        incoming[ObjectIdentifier(t.node), default: [:]][t.port] = stream
-                    }
-                }
+            }
+        }
+    }
+
+    /// A late stream's first frame is here: negotiates and starts the nodes it alone feeds (on the
+    /// source's thread, before the frame goes on). Returns false (nothing done) for other sources.
+    private func startLateChain(of source: SourceNode) throws -> Bool {
+        guard let chain = lateChains.withLock({ $0.removeValue(forKey: ObjectIdentifier(source)) }) else { return false }
+        // One chain at a time: members of a worker group load their shared model through one leader.
+        lateStart.lock()
+        defer { lateStart.unlock() }
+        try descriptions.withLock { try Self.describe([source] + chain, into: &$0) }
+        var started: [Node] = []
+        do {
+            for node in chain {
+                try node.start(context: context)
+                started.append(node)
             }
         } catch {
             for node in started { try? node.finish(context: context) }
             throw error
         }
-        validated = true
+        startedNodes.withLock { $0.formUnion(chain.map(ObjectIdentifier.init)) }
+        return true
+    }
+
+    /// The late streams whose chains never started (no frame came), each with the nodes left unstarted.
+    private var unstartedChains: [(source: SourceNode, nodes: [Node])] {
+        let late = lateChains.withLock { $0 }
+        return sources.compactMap { source in late[ObjectIdentifier(source)].map { (source, $0) } }
     }
 
     /// Throws when `stream` (what `node` emits) is not the kind `connection`'s port takes: results
@@ -120,18 +177,20 @@ public final class GraphRunner: @unchecked Sendable {
 
     /// What `node` emits (valid after ``validate()``; nil for sinks).
     public func output(of node: Node) -> FrameDescription? {
-        outputDescriptions[ObjectIdentifier(node)] ?? nil
+        descriptions.withLock { $0.outputs[ObjectIdentifier(node)] ?? nil }
     }
 
-    /// Starts every node but the sources (already started by validation); on failure finishes what
-    /// was started, sources included.
+    /// Starts every node but the sources (already started by validation) and the late streams'
+    /// chains (started at their first frame); on failure finishes what was started, sources included.
     private func startNodes() throws {
         var started: [Node] = sources
+        let waiting = Set(lateChains.withLock { $0.values.joined().map(ObjectIdentifier.init) })
         do {
-            for node in nodes where !(node is SourceNode) {
+            for node in nodes where !(node is SourceNode) && !waiting.contains(ObjectIdentifier(node)) {
                 try node.start(context: context)
                 started.append(node)
             }
+            startedNodes.withLock { $0.formUnion(started.map(ObjectIdentifier.init)) }
         } catch {
             for node in started { try? node.finish(context: context) }
             throw error
@@ -140,7 +199,7 @@ public final class GraphRunner: @unchecked Sendable {
 
     /// What arrives at `node`'s ports (valid after ``validate()``).
     public func inputs(of node: Node) -> [FrameDescription] {
-        inputDescriptions[ObjectIdentifier(node)] ?? []
+        descriptions.withLock { $0.inputs[ObjectIdentifier(node)] ?? [] }
     }
 
     /// Runs until every source ends (or ``stop()``), then finishes every node and returns the report.
@@ -229,7 +288,15 @@ public final class GraphRunner: @unchecked Sendable {
         workers.forEach { $0.waitUntilIdle() }
         workers.forEach { $0.shutdown() }
         for case let composite as CompositeInbox in inboxes { composite.countUnpaired() }
-        for node in nodes {
+        let started = startedNodes.withLock { $0 }
+        for (source, chain) in unstartedChains {
+            // A late stream that never sent a frame: its nodes never started, and write nothing.
+            let files = chain.flatMap(\.filesWritten)
+            let why = source.connection?.snapshot.lastLoss.map { " (last: \($0))" } ?? ""
+            context.warn("stream '\(source.streamName ?? source.name)' sent no picture during the run\(why); its nodes did not start"
+                         + (files.isEmpty ? "" : " and \(files.joined(separator: ", ")) was not written"))
+        }
+        for node in nodes where started.contains(ObjectIdentifier(node)) {
             // Given up on work in flight: a late frame may still be arriving at this node; its lock
             // keeps finishing and that frame apart.
             // A node still running its abandoned job (its lock held) is not finished under it.
@@ -309,6 +376,16 @@ public final class GraphRunner: @unchecked Sendable {
                 // Faster than the output clock: this tick's frame was already sent on.
                 source.counters.update { $0.droppedRate += 1 }
                 continue
+            }
+            if sequence == 0 {
+                // A late stream's first frame: its chain starts now. Negotiating and opening its
+                // nodes (an encoder, a model) is not the graph's latency: the frame counts from here.
+                do {
+                    if try startLateChain(of: source) { frame.captureTime = max(frame.captureTime, clock.now()) }
+                } catch {
+                    context.fail(error, node: source.name)
+                    break
+                }
             }
             frame.sequence = sequence
             sequence += 1

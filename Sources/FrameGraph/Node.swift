@@ -192,6 +192,17 @@ open class SourceNode: Node, @unchecked Sendable {
     /// stats and the trace; nil for sources without a connection (a file, a camera, a pattern).
     open var connection: ConnectionCounters? { nil }
 
+    /// Set by the runner before ``Node/start(context:)``: whether this source may start without
+    /// knowing what it emits (a network stream not connected yet). True only in a run of several
+    /// sources where every node this source feeds is fed by it alone: the runner then starts that
+    /// chain at the source's first frame, and the other streams do not wait for it.
+    public internal(set) var mayStartLate = false
+
+    /// After ``Node/start(context:)``: whether the source started without knowing what it emits
+    /// (only when ``mayStartLate``). Its ``outputDescription()`` is valid from its first frame, when
+    /// the runner negotiates and starts the nodes it feeds. Default: false.
+    open var startsLate: Bool { false }
+
     /// Set by the runner when this source has sent its last frame (composites waiting for a partner
     /// from it then know none will come).
     let hasEnded = Atomic<Bool>(false)

@@ -23,9 +23,13 @@ public final class RunContext: Sendable {
     public var clock: any RunClock { options.clock }
     public var mode: RunMode { options.mode }
     public var fps: Double { options.fps }
+    /// How many sources (streams) the run has: nodes that cost per stream (an encoder) can choose
+    /// settings that let that many of them share the machine.
+    public let streams: Int
 
-    public init(options: RunOptions, tracer: Tracer? = nil) {
+    public init(options: RunOptions, tracer: Tracer? = nil, streams: Int = 1) {
         self.options = options
+        self.streams = max(1, streams)
         startBits = Atomic(options.clock.now().bitPattern)
         startCPUBits = Atomic(RunReport.processCPUSeconds().bitPattern)
         self.tracer = tracer

@@ -188,7 +188,9 @@ public final class FileSink: SinkNode, @unchecked Sendable {
             settings.lowLatency = true
             if settings.preset == MediaWriter.Settings.autoPreset && settings.tune == nil {
                 settings.switchablePreset = true
-                speed = EncoderSpeedControl(ladder: Self.autoLadder, fps: context.fps)
+                let ladder = Self.autoLadder(streams: context.streams, cores: ProcessInfo.processInfo.activeProcessorCount)
+                settings.preset = ladder.last ?? MediaWriter.Settings.defaultPreset
+                speed = EncoderSpeedControl(ladder: ladder, fps: context.fps)
             }
         }
         if origin == nil && segments.isSegmented { settings.audio = "drop" }
@@ -309,6 +311,14 @@ public final class FileSink: SinkNode, @unchecked Sendable {
     /// The presets `preset=auto` steps through live, fastest first; it starts at the last.
     public static let autoLadder = ["ultrafast", "superfast", MediaWriter.Settings.defaultPreset]
 
+    /// The ladder of a live run with `streams` streams on `cores` cores: ``autoLadder``, or without
+    /// its last step (`superfast` at most) when there are more streams than cores. Each encoder then
+    /// has less than a core's share, and x264 `superfast` at 640×480 took 30 % less CPU than
+    /// `veryfast` for 24 % more bytes at the same PSNR (docs/BENCHMARKS.md, "Many streams").
+    public static func autoLadder(streams: Int, cores: Int) -> [String] {
+        streams > max(1, cores) ? Array(autoLadder.dropLast()) : autoLadder
+    }
+
     override public var encoderSpeed: EncoderSpeedReport? {
         guard let startPreset else { return nil }
         let changes = speed?.changes.map { EncoderSpeedReport.Change(atSeconds: $0.time, preset: $0.preset) } ?? []
@@ -358,7 +368,7 @@ extension FileSink {
         public static let bitrate = NodeOption<Int?>.int("bitrate", required: false, 10_000...2_000_000_000, "target bits per second instead of a quality")
         public static let preset = NodeOption.choice("preset", [MediaWriter.Settings.autoPreset] + MediaWriter.Settings.presets,
                                                      default: MediaWriter.Settings.autoPreset,
-                                                     "speed preset, x264's names, mapped onto each encoder's (auto: veryfast; live x264 steps to superfast or ultrafast when encoding nears half the tick, and back)")
+                                                     "speed preset, x264's names, mapped onto each encoder's (auto: veryfast, live superfast with more streams than cores; live x264 steps to superfast or ultrafast when encoding nears half the tick, and back)")
         public static let pixelFormat = NodeOption<String?>.choice("pixel-format", [("auto", nil)] + VideoCodecChoice.pixelFormats.map { ($0, $0) }, default: "auto",
                                                           "output pixel format (auto: yuv420p; prores yuv422p10)")
         public static let threads = NodeOption.int("threads", default: 0, 0...64, "encoder threads (0: the encoder chooses offline; live 1 up to 1280x800, 2 up to full HD)")

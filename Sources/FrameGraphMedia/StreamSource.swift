@@ -21,8 +21,11 @@ import Foundation
 ///   (``OnLoss``). Without it the loss ends the input with an error (outputs are finalized).
 /// - Not there at start: with ``Options/reconnect`` a stream that cannot connect when the run starts
 ///   is tried again with the same backoff. With a declared size (``Options/width``×``Options/height``)
-///   the run starts at once, the output keeping its loss policy until the first picture; without one
-///   the run waits for the first connection (its size is the graph's), at most the run's duration.
+///   the run starts at once, the output showing no-signal frames until the first picture (with either
+///   ``OnLoss``: there is nothing to repeat yet). Without one, in a run of several streams where the
+///   nodes this one feeds are its own, the other streams start at once and this one's chain (its
+///   sink too) starts at its first picture (``SourceNode/startsLate``); alone, the run waits for the
+///   first connection (its size is the graph's), at most the run's duration.
 /// - HLS comes in bursts (a segment at a time): its frames are paced by their own timestamps within
 ///   each connection, not stamped with their arrival.
 /// - Counted: ``ConnectionCounters`` (reconnects, stalls, drops, seconds without signal) in the stats,
@@ -31,7 +34,8 @@ import Foundation
 public final class StreamSource: SourceNode, @unchecked Sendable {
     /// What the output shows while the stream is lost.
     public enum OnLoss: String, Sendable, CaseIterable {
-        /// The clocked outputs repeat the last frame (counted as duplicated).
+        /// The clocked outputs repeat the last frame (counted as duplicated); before the first
+        /// picture, with a declared size, the no-signal frame (nothing to repeat yet).
         case `repeat`
         /// The source sends a dark "no signal" frame at the output rate (counted as `noSignalFrames`).
         case noSignal = "no-signal"
@@ -102,6 +106,10 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
     private var connectionOrigin: (media: Double, pts: Double)?
     /// Connected once at least (the first connection after a failed start is not a "re"connect).
     private var everConnected = false
+    /// A picture from the stream was sent on (before it, `repeat` has nothing to repeat).
+    private var sentPicture = false
+    /// Started without a connection and without a declared size (``SourceNode/startsLate``).
+    private var startedLate = false
 
     public init(name: String = "stream", options: Options) {
         self.options = options
@@ -162,6 +170,8 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         firstCaptureTime = nil
         connectionOrigin = nil
         everConnected = false
+        sentPicture = false
+        startedLate = false
         bursty = url.redacted.lowercased().split(separator: "?").first?.hasSuffix(".m3u8") ?? false
         let declared = declaredOutput
         output = declared
@@ -171,6 +181,12 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         } catch let error where options.reconnect && Self.isConnectionFailure(error) {
             if declared != nil {
                 // The declared size lets the run start without the stream: lost from the first tick.
+                startLost(error, context: context)
+                return
+            }
+            if mayStartLate {
+                // One camera of several: the others start now, this one's chain at its first picture.
+                startedLate = true
                 startLost(error, context: context)
                 return
             }
@@ -208,8 +224,14 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         wait = options.backoff
         nextAttempt = StreamInterruptClock.now() + wait
         nextNoSignal = 0
-        context.warn("stream '\(name)' cannot connect yet: \(line); trying again with backoff up to \(String(format: "%g", options.backoffMax)) s (--reconnect=false ends the run instead)")
+        let starts = startedLate ? "; its chain starts at its first picture" : ""
+        context.warn("stream '\(name)' cannot connect yet: \(line); trying again with backoff up to \(String(format: "%g", options.backoffMax)) s\(starts) "
+                     + "(--reconnect=false ends the run instead)")
     }
+
+    /// Started without a connection and without a declared size, in a run of several streams: the
+    /// runner starts the nodes this stream feeds at its first picture.
+    override public var startsLate: Bool { startedLate }
 
     /// Not connected at start and no declared size: the graph needs the stream's size, so the run
     /// waits for the first connection, trying again with the backoff — until it connects, the run is
@@ -299,6 +321,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
                 self.lostAt = nil
             }
             lastFrameAt = now
+            sentPicture = true
             let resized = reader.resizedFrames
             counters_.update { $0.resizedFrames = max($0.resizedFrames, resized) }
             return stamp(&frame, at: now, pts: bursty ? frame.mediaTime : nil)
@@ -363,7 +386,8 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
             lostAt = now  // lost since the run began (a declared size, no connection yet)
             nextNoSignal = now
         }
-        if options.onLoss == .noSignal, let output, now >= nextNoSignal {
+        // Before the first picture `repeat` has nothing to repeat: no-signal frames keep the clock.
+        if options.onLoss == .noSignal || !sentPicture, let output, now >= nextNoSignal {
             nextNoSignal = max(nextNoSignal + 1 / context.fps, now)
             var frame = Self.noSignalFrame(output)
             frame.color = color
@@ -372,7 +396,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         }
         let real = StreamInterruptClock.now()
         guard real >= nextAttempt, let url else {
-            let until = min(nextAttempt - real, options.onLoss == .noSignal ? max(0, nextNoSignal - now) : 0.05)
+            let until = min(nextAttempt - real, (options.onLoss == .noSignal || !sentPicture) && output != nil ? max(0, nextNoSignal - now) : 0.05)
             usleep(UInt32(max(0.001, min(0.05, until)) * 1_000_000))
             return nil
         }
@@ -439,7 +463,7 @@ extension StreamSource {
         public static let reconnect = NodeOption.flag("reconnect", default: true, "connect again after a stall or drop (false: the loss ends the run)")
         public static let backoff = NodeOption.number("backoff", default: 0.5, 0.01...600, "first wait before connecting again, seconds (doubles per failed attempt)")
         public static let backoffMax = NodeOption.number("backoff-max", default: 10, 0.01...3600, "longest wait between attempts, seconds")
-        public static let onLoss = NodeOption<OnLoss>.choice("on-loss", default: .repeat, "while lost: repeat the last frame, or send a dark no-signal frame")
+        public static let onLoss = NodeOption<OnLoss>.choice("on-loss", default: .repeat, "while lost: repeat the last frame (no-signal before the first picture), or send a dark no-signal frame")
         public static let threads = NodeOption.int("threads", default: 0, 0...64, "decoder threads (0: one up to full HD)")
         public static let maxPacketMiB = NodeOption.int("max-packet-mib", default: 64, 1...4096, "most MiB between two packets (larger claimed frames end the connection)")
         public static let probeMiB = NodeOption.int("probe-mib", default: 5, 1...256, "most MiB read to find the streams")

@@ -52,6 +52,43 @@ import TestSupport
         #expect(offBand > 200, "\(offBand) of 320 pixels of row 120 away from the no-signal band")
     }
 
+    @Test(.enabled(if: Fixtures.hasRTSPServer && ffprobePath != nil, "needs python3-gi, gir1.2-gst-rtsp-server-1.0 and ffprobe (scripts/install-deps.sh)"))
+    func repeatHasNothingToRepeatBeforeTheFirstPictureSoNoSignalKeepsTheClock() throws {
+        let port = Fixtures.freePort()
+        let server = Protected<Fixtures.Server?>(nil)
+        // on-loss=repeat (the default), a declared size, the camera 2 s late.
+        let r = try Fixtures.run("start-repeat", ["run", "-e", "stream url=rtsp://127.0.0.1:\(port)/cam width=320 height=240 open-timeout=1 backoff=0.2 backoff-max=0.5 "
+                                                  + "-> encode path=out.mp4", "--allow-network", "--duration", "5"], timeout: 60) { _ in
+            usleep(2_000_000)
+            server.withLock { $0 = try? Fixtures.Server.rtsp(port: port) }
+        }
+        defer { server.withLock { $0 = nil } }
+        #expect(server.withLock { $0 } != nil, "the RTSP server did not start on port \(port)")
+        #expect(r.result.status == 0, "\(r.result.stderr)")
+        // About 2 s of no-signal frames at the clock's rate (some 60) before the first picture; none after
+        // it (the camera did not go away).
+        let noSignal = r.count("noSignalFrames")
+        #expect(noSignal >= 30 && r.count("stalls") == 0 && r.count("drops") == 0, "\(r.connection)")
+        // The clock unbroken from the first tick: every tick wrote a frame (none skipped), the first
+        // tick's frame is the run's first frame, and the file holds them all.
+        let out = r.dir.appendingPathComponent("out.mp4").path
+        #expect(r.stats["skippedTicks"] as? Int == 0, "\(r.stats)")
+        #expect(try Fixtures.frameCount(out) == r.framesOut)
+        // The output begins with the no-signal picture (black, Y 16, with a band of Y 80 across rows
+        // 96…143 of 240): the first tick was not waiting for the camera.
+        let frames = try TestEnvironment.decodeAll(out).frames
+        let first = try #require(frames.first)
+        #expect(abs(meanLuma(first, row: 120) - 80) < 6 && abs(meanLuma(first, row: 20) - 16) < 6,
+                "\(meanLuma(first, row: 120)), \(meanLuma(first, row: 20))")
+        // Frames out = the output clock's ticks from the first one, at the presentation delay D after
+        // the start, to the end: elapsed × 30 − D × 30, within two ticks (the first and last tick's
+        // phase on the 30 fps grid).
+        let elapsed = r.stats["elapsedSeconds"] as? Double ?? 0
+        let delay = (r.stats["presentationDelayMs"] as? Double ?? 0) / 1000
+        let ticks = (elapsed - delay) * 30
+        #expect(abs(Double(r.framesOut) - ticks) <= 2, "out \(r.framesOut), ticks \(ticks) (elapsed \(elapsed) s, D \(delay) s)")
+    }
+
     @Test(.enabled(if: Fixtures.hasRTSPServer, "needs python3-gi and gir1.2-gst-rtsp-server-1.0 (scripts/install-deps.sh)"))
     func withoutASizeTheRunWaitsForTheFirstConnection() throws {
         let port = Fixtures.freePort()

@@ -12,6 +12,7 @@
 #   tools/bench/streams.sh [CLIP] [DURATION] [COUNTS] [PIPELINE] [BATCH]
 #   tools/bench/streams.sh ../shared/media/webcam/again.mkv 20 "1 2 4 8"
 #   tools/bench/streams.sh ../shared/media/webcam/again.mkv 20 "16" pipelines/face-detect.fg
+#   FRAMEGRAPH_BIN_OLD=/tmp/old/framegraph tools/bench/streams.sh … (adds the old build's one process)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 clip=${1:-../shared/media/webcam/again.mkv}
@@ -19,7 +20,9 @@ duration=${2:-20}
 counts=${3:-1 2 4 8}
 pipeline=${4:-pipelines/portrait-segment.fg}
 batch=${5:-1}
-bin=.build/release/framegraph
+bin=${FRAMEGRAPH_BIN:-.build/release/framegraph}
+# FRAMEGRAPH_BIN_OLD: another build's one-process side ("one-old") too, interleaved with the others.
+old=${FRAMEGRAPH_BIN_OLD:-}
 [ -x "$bin" ] || swift build -c release --product framegraph
 [ -f "$clip" ] || { echo "streams: no clip $clip (../shared/media/webcam holds the default)"; exit 1; }
 dir=out/streams
@@ -30,16 +33,19 @@ printf '%-3s %-9s %6s %17s %17s %9s %8s\n' N side cores "late+rep worst/all" "bu
 for n in $counts; do
   sides=(one separate)
   [ $((n % 2)) -eq 1 ] && sides=(separate one)
+  [ -n "$old" ] && sides=("${sides[0]}" one-old "${sides[1]}")
   for side in "${sides[@]}"; do
     run="$dir/$side-$n"
     mkdir -p "$run"
-    python3 - "$bin" "$pipeline" "$clip" "$duration" "$n" "$side" "$run" "$batch" <<'PY'
+    side_bin=$bin
+    [ "$side" = one-old ] && side_bin=$old
+    python3 - "$side_bin" "$pipeline" "$clip" "$duration" "$n" "$side" "$run" "$batch" <<'PY'
 import json, os, subprocess, sys
 bin_, pipeline, clip, duration, n, side, run, batch = sys.argv[1:9]
 n = int(n)
 env = dict(os.environ, FRAMEGRAPH_MODELS="models/cache")
 common = ["run", pipeline, "--mode", "live", "--loop", "--duration", duration, "--quiet"]
-if side == "one":
+if side.startswith("one"):
     cmds = [[bin_] + common + sum([["--input", clip] for _ in range(n)], [])
             + ["--batch", batch, "--output", f"{run}/{{stream}}.mp4", "--stats", f"{run}/stats.json"]]
 else:
