@@ -117,15 +117,8 @@ final class RunSession: @unchecked Sendable {
         self.monitor = monitor
         // Hosted models: checked for a newer deployment (and, with hot_swap, switched to) as the CLI does.
         let users = built.nodes.compactMap { $0.node as? any HotSwappableModelUser }
-        let updates = ModelUpdateChecker(users: users, models: models, interval: request.number("update_interval"), hotSwap: request.flag("hot_swap") ?? false,
-                                         warn: { [weak monitor] line in
-                                             FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8))
-                                             monitor?.event(["event": "model", "message": line])
-                                         },
-                                         onSwap: { [weak monitor] swap in
-                                             monitor?.event(["event": "swap", "node": swap.node, "collection": swap.collection,
-                                                             "deployment": swap.deployment, "sequence": swap.sequence])
-                                         })
+        let updates = ModelUpdateChecker(users: users, models: models, interval: request.number("update_interval"),
+                                         hotSwap: request.flag("hot_swap") ?? false, monitor: monitor)
         do {
             if !updates.hasCollections && (request.flag("hot_swap") == true || request.has("update_interval")) {
                 throw RequestError("hot_swap and update_interval apply to pipelines whose models come from a collection (model=collection:NAME/ENTRY)")

@@ -2,6 +2,7 @@ import Foundation
 import FrameGraph
 import Synchronization
 import FrameGraphModels
+import FrameGraphServe
 import ModelDeployment
 
 /// During a run (`framegraph run`, or a program's through the C library): checks the collections
@@ -39,6 +40,21 @@ public final class ModelUpdateChecker: @unchecked Sendable {
         self.hotSwap = hotSwap
         self.warn = warn
         self.onSwap = onSwap
+    }
+
+    /// A checker that reports as `framegraph run` does: each line on standard error and, with a
+    /// monitor (`--serve`), as a "model" event on its event stream; each staged switch as a "swap"
+    /// event. The CLI and the C library both make theirs this way.
+    public convenience init(users: [any HotSwappableModelUser], models: ModelService, interval: Double?, hotSwap: Bool, monitor: RunMonitor?) {
+        self.init(users: users, models: models, interval: interval, hotSwap: hotSwap,
+                  warn: { [weak monitor] line in
+                      FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8))
+                      monitor?.event(["event": "model", "message": line])
+                  },
+                  onSwap: { [weak monitor] swap in
+                      monitor?.event(["event": "swap", "node": swap.node, "collection": swap.collection,
+                                      "deployment": swap.deployment, "sequence": swap.sequence])
+                  })
     }
 
     /// The collection entries in use.

@@ -4,47 +4,11 @@ import FrameGraphPipelines
 
 /// One option of a command, written once: its name, the value it takes (with range, choices and
 /// default) and its help. Parsing, range checks, `--help`, the man page and the shell completions
-/// all read it.
-struct CommandOption: Sendable {
-    /// What follows the option on the command line.
-    enum Value: Sendable {
-        /// Nothing: a switch.
-        case none
-        /// Free text, shown as `metavar` (FILE, PATH, NODE.KEY=VALUE).
-        case text(String)
-        /// A number within the range.
-        case number(ClosedRange<Double>)
-        /// An integer within the range.
-        case integer(ClosedRange<Int>)
-        /// One of these words.
-        case choice([String])
-    }
+/// all read it. It is the run options' own type (``RunOptionSpec`` in FrameGraphPipelines, whose
+/// table the C library reads too), so `framegraph run`'s options are that table as it is.
+typealias CommandOption = RunOptionSpec
 
-    let name: String
-    let value: Value
-    /// The default as people read it ("30", "auto"); nil when there is none.
-    let defaultText: String?
-    let help: String
-    /// A one-letter alias (`-o` for `--output`).
-    var short: Character?
-    /// May be given more than once (`--set`).
-    var repeatable = false
-
-    init(_ name: String, _ value: Value, default defaultText: String? = nil, _ help: String, short: Character? = nil,
-         repeatable: Bool = false) {
-        self.name = name
-        self.value = value
-        self.defaultText = defaultText
-        self.help = help
-        self.short = short
-        self.repeatable = repeatable
-    }
-
-    /// A switch (no value).
-    init(_ name: String, _ help: String, short: Character? = nil) {
-        self.init(name, .none, default: nil, help, short: short)
-    }
-
+extension RunOptionSpec {
     /// The command-line form of a node option (the `label` command's from the `label` node's):
     /// the same name, range or choices, default and help.
     init(_ spec: OptionSpec) {
@@ -57,20 +21,6 @@ struct CommandOption: Sendable {
         case .text, .pixelFormat: value = .text(spec.name.uppercased())
         }
         self.init(spec.name, value, default: spec.defaultText, spec.help)
-    }
-
-    /// The command-line form of a run option (``RunOptionSpec``, the table `framegraph run` and the
-    /// C library share).
-    init(_ spec: RunOptionSpec) {
-        let value: Value
-        switch spec.value {
-        case .none: value = .none
-        case .text(let metavar): value = .text(metavar)
-        case .number(let r): value = .number(r)
-        case .integer(let r): value = .integer(r)
-        case .choice(let words): value = .choice(words)
-        }
-        self.init(spec.name, value, default: spec.defaultText, spec.help, short: spec.short, repeatable: spec.repeatable)
     }
 
     var takesValue: Bool {

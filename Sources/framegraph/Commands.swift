@@ -7,15 +7,15 @@ import FrameGraphPipelines
 /// page (`framegraph help --man`) and the shell completions (`framegraph completions bash|zsh`) read.
 enum Commands {
     // Options several commands share.
-    static let modelBudget = CommandOption(RunOptionSpec.modelBudget)
-    static let machineConfig = CommandOption(RunOptionSpec.machineConfig)
+    static let modelBudget = RunOptionSpec.modelBudget
+    static let machineConfig = RunOptionSpec.machineConfig
     static let threads = CommandOption("threads", .integer(1...64), default: "1", "inference threads")
     static let output = CommandOption("output", .text("FILE"), "the file to write", short: "o")
-    static let quiet = CommandOption(RunOptionSpec.quiet)
+    static let quiet = RunOptionSpec.quiet
 
     /// `framegraph run`'s options: the run options' one table (``RunOptionSpec/all``, FrameGraphPipelines), which the
     /// C library's requests (Python's keywords) read too.
-    static let runOptions: [CommandOption] = RunOptionSpec.all.map(CommandOption.init)
+    static let runOptions: [CommandOption] = RunOptionSpec.all
 
     static let all: [CommandSpec] = [
         CommandSpec(words: ["run"], usage: "PIPELINE [options]  |  run -e 'TYPE key=value -> …' [options]",

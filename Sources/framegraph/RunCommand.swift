@@ -85,15 +85,7 @@ struct RunCommand {
         // Hosted models: checked for a newer deployment once they have loaded (validation).
         let users = built.nodes.compactMap { $0.node as? any HotSwappableModelUser }
         let updateInterval = arguments.number("update-interval")
-        let updates = ModelUpdateChecker(users: users, models: models, interval: updateInterval, hotSwap: arguments.has("hot-swap"),
-                                         warn: { [weak monitor] line in
-                                             FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8))
-                                             monitor?.event(["event": "model", "message": line])
-                                         },
-                                         onSwap: { [weak monitor] swap in
-                                             monitor?.event(["event": "swap", "node": swap.node, "collection": swap.collection,
-                                                             "deployment": swap.deployment, "sequence": swap.sequence])
-                                         })
+        let updates = ModelUpdateChecker(users: users, models: models, interval: updateInterval, hotSwap: arguments.has("hot-swap"), monitor: monitor)
         if users.contains(where: { $0.modelReferences.contains(where: ModelReference.isCollection) }) {
             try runner.validate()
             updates.start()
