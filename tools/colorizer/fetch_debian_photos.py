@@ -28,7 +28,6 @@ Nothing is installed; the photos themselves are never committed.
 """
 import argparse
 import fnmatch
-import hashlib
 import json
 import os
 import shutil
@@ -39,18 +38,12 @@ import tempfile
 import numpy as np
 from PIL import Image
 
+from fgtools.hashing import sha256_file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFEST = os.path.join(HERE, "debian_photos.json")
 TRAIN_SIZE = (512, 384)
 VAL_LONG = 640
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for b in iter(lambda: f.read(1 << 20), b""):
-            h.update(b)
-    return h.hexdigest()
 
 
 def dep5_licence(copyright_path, src):
@@ -138,7 +131,7 @@ def main():
         subprocess.run(["dpkg", "-x", os.path.join(debs, deb[0]), root], check=True)
         for e in (e for e in man["files"] if e["package"] == pkg):
             src = os.path.join(root, e["path"])
-            if sha256(src) != e["sha256"]:
+            if sha256_file(src) != e["sha256"]:
                 print(f"SHA-256 mismatch: {pkg} {e['path']}")
                 bad += 1
                 continue

