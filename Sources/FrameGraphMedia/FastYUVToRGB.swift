@@ -19,23 +19,23 @@ final class FastYUVToRGB {
     func convert(_ frame: Frame, into rgb: Frame) -> Bool {
         guard frame.format == .yuv420p, frame.width % 16 == 0, frame.height % 2 == 0, frame.width > 0, frame.height > 0,
               rgb.format == .rgb24, rgb.width == frame.width, rgb.height == frame.height else { return false }
-        let color = frame.color.resolved(height: frame.height)
-        let coefficients: fg_yuv_fixed?
-        if let known = verified[color] {
-            coefficients = known
-        } else {
-            coefficients = Self.calibrate(color)
-            verified[color] = coefficients
-        }
-        guard var c = coefficients else { return false }
+        guard var c = coefficients(for: frame.color.resolved(height: frame.height)) else { return false }
         Self.run(frame, into: rgb, &c, simd: Int32(FG_SIMD_BEST))
         return true
     }
 
     /// Whether frames of this colour setting are converted by the kernel (after calibrating once).
     func serves(_ color: ColorDescription) -> Bool {
-        if verified[color] == nil { verified[color] = Self.calibrate(color) }
-        return verified[color].flatMap { $0 } != nil
+        coefficients(for: color) != nil
+    }
+
+    /// The verified coefficients for `color`, calibrated at its first frame; nil where swscale's
+    /// bytes differ.
+    private func coefficients(for color: ColorDescription) -> fg_yuv_fixed? {
+        if let known = verified[color] { return known }
+        let made = Self.calibrate(color)
+        verified[color] = .some(made)
+        return made
     }
 
     static func run(_ frame: Frame, into rgb: Frame, _ c: inout fg_yuv_fixed, simd: Int32) {
