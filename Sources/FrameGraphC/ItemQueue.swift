@@ -13,6 +13,13 @@ import FrameGraphResults
 /// dropped. Live, a frame is paired with the newest results of each producer and never waits; when
 /// the reader is behind, the oldest unread item is dropped (``dropped`` counts them).
 ///
+/// Offline with ``batched`` (a run whose frames come from its own sources, not pushed by the
+/// program), items are handed over in bursts, so that the reader and the frame tap do not wake
+/// each other for every frame: a waiting reader is woken when ``capacity`` items are ready (or the
+/// run ends; a wait that times out takes what is there), and a blocked frame tap when the reader
+/// has taken the line down to half of it. Each side then works through several items without a
+/// context switch (about two wake-ups per `capacity` frames instead of two per frame).
+///
 /// A run with several streams has one ``Lane`` per stream (its own frame tap and producers, paired
 /// as above within the stream) and one line of items for the reader, in the order they are ready;
 /// each item names its stream.
@@ -51,6 +58,12 @@ final class ItemQueue: @unchecked Sendable {
 
     let live: Bool
     let capacity: Int
+    /// Offline items handed over in bursts (see above).
+    let batched: Bool
+    /// A waiting reader is woken when this many items are ready (1: at every item).
+    private let wakeReaderAt: Int
+    /// A blocked frame tap goes on when no more than this many items are ready.
+    private let resumeFramesAt: Int
     private var lanes: [Lane]
     private let condition = NSCondition()
     private var ready: [RunItem] = []
@@ -59,14 +72,18 @@ final class ItemQueue: @unchecked Sendable {
     private var ended = false
     private var dropped = 0
     private var delivered = 0
+    private var readerWaits = 0
     /// Converts an item's frame to RGB when the reader asks for it; nil: results only (items keep
     /// no frame).
     let converter: RGBConverter?
 
-    /// `lanes`: one per stream, in the streams' order (at least one).
-    init(live: Bool, capacity: Int, lanes: [Lane], converter: RGBConverter?) {
+    /// `lanes`: one per stream, in the streams' order (at least one). `batched` applies offline only.
+    init(live: Bool, capacity: Int, lanes: [Lane], converter: RGBConverter?, batched: Bool = false) {
         self.live = live
         self.capacity = max(1, capacity)
+        self.batched = batched && !live
+        wakeReaderAt = self.batched ? self.capacity : 1
+        resumeFramesAt = self.batched ? self.capacity / 2 : self.capacity - 1
         self.lanes = lanes
         self.converter = converter
     }
@@ -93,7 +110,9 @@ final class ItemQueue: @unchecked Sendable {
         }
         lanes[lane].pending.append(frame)
         resolve(lane)
-        while readyCount >= capacity && !closed { condition.wait() }
+        if readyCount >= capacity {
+            while readyCount > resumeFramesAt && !closed { condition.wait() }
+        }
     }
 
     /// Results from producer number `producer` of lane `lane`.
@@ -141,24 +160,28 @@ final class ItemQueue: @unchecked Sendable {
     func next(timeout: Double) -> Next {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: max(0, timeout))
-        while readyCount == 0 && !ended {
-            if !condition.wait(until: deadline) { break }
+        if readyCount == 0 && !ended {
+            let deadline = Date(timeIntervalSinceNow: max(0, timeout))
+            while readyCount < wakeReaderAt && !ended {
+                readerWaits += 1
+                if !condition.wait(until: deadline) { break }
+            }
         }
         guard readyCount > 0 else { return ended ? .end : .timeout }
         let item = ready[readyStart]
         readyStart += 1
         compact()
         delivered += 1
-        condition.broadcast()
+        if readyCount == resumeFramesAt { condition.broadcast() }  // a frame tap blocked on a full line goes on
         return .item(item)
     }
 
-    /// Items handed to the reader, and items dropped because it was behind (live), so far.
-    var counts: (delivered: Int, dropped: Int) {
+    /// Items handed to the reader, items dropped because it was behind (live), and the times the
+    /// reader found too few items and went to sleep, so far.
+    var counts: (delivered: Int, dropped: Int, readerWaits: Int) {
         condition.lock()
         defer { condition.unlock() }
-        return (delivered, dropped)
+        return (delivered, dropped, readerWaits)
     }
 
     /// Offline: moves every pending frame of lane `l` whose results are all in (in order) to the
@@ -176,7 +199,7 @@ final class ItemQueue: @unchecked Sendable {
                                                  results: Results(producer: lanes[l].producers[p])))
             }
             push(item(for: frame, lines: lines, lane: l))
-            condition.broadcast()
+            if readyCount >= wakeReaderAt { condition.broadcast() }
         }
     }
 

@@ -210,7 +210,8 @@ final class RunSession: @unchecked Sendable {
         let report = final.report ?? runner.report()
         var object = try JSONSerialization.jsonObject(with: try report.json()) as? [String: Any] ?? [:]
         let counts = queue.counts
-        var program: [String: Any] = ["itemsDelivered": counts.delivered, "itemsDropped": counts.dropped, "ended": ran]
+        var program: [String: Any] = ["itemsDelivered": counts.delivered, "itemsDropped": counts.dropped,
+                                      "readerWaits": counts.readerWaits, "ended": ran]
         if let servedAt { program["served"] = servedAt }
         object["program"] = program
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)

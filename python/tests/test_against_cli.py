@@ -48,6 +48,17 @@ def test_results_equal_the_clis_jsonl(cli_run: Path, sample: str) -> None:
     assert sum(len(line["detections"]) for line in cli_lines) > 0, "the clip has faces: the comparison compares something"
 
 
+def test_offline_items_come_in_bursts(sample: str) -> None:
+    """A reader that keeps up sleeps until `queue` items are ready, not once per frame: results
+    only, the reader is far faster than the pipeline and would otherwise wait for each of the 60."""
+    with fg.run(FACE_DETECT, input=sample, set=SETTINGS, frames=False, queue=4) as run:
+        indices = [item.index for item in run]
+    program = run.stats["program"]
+    assert indices == list(range(60)) and program["itemsDelivered"] == 60
+    # 15 bursts of 4; a few more sleeps allowed for 0.1 s waits that ran out while the machine was busy.
+    assert 1 <= program["readerWaits"] <= 60 // 4 + 5, program
+
+
 def test_exact_frames_equal_the_clis_pngs(cli_run: Path, sample: str) -> None:
     items, stats = take(input=sample, rgb="exact")
     pngs = decode(cli_run / "png/%05d.png", 640, 480)
