@@ -188,9 +188,19 @@ open class SourceNode: Node, @unchecked Sendable {
     /// that are not files (a camera, a test pattern). Valid after ``Node/start(context:)``.
     open var mediaOrigin: MediaOrigin? { nil }
 
-    /// A network source's connection counters (reconnects, stalls, seconds without signal), for the
-    /// stats and the trace; nil for sources without a connection (a file, a camera, a pattern).
+    /// The connection counters of a source that can lose its input and get it back (a network
+    /// stream, a camera that is unplugged): reconnects, stalls, seconds without signal, for the
+    /// stats, the trace and `/metrics`; nil for sources without one (a file, a pattern).
     open var connection: ConnectionCounters? { nil }
+
+    /// After ``Node/start(context:)``: one line for people on what the device behind the source
+    /// granted (a camera's size, format and rate, and where it differs from what was asked); nil
+    /// for sources without a device.
+    open var deviceNote: String? { nil }
+
+    /// After the run: one line for people on what the device behind the source did (a camera's
+    /// frames, drops at the driver, reconnects); nil for sources without a device.
+    open var deviceSummary: String? { nil }
 
     /// Set by the runner before ``Node/start(context:)``: whether this source may start without
     /// knowing what it emits (a network stream not connected yet). True only in a run of several

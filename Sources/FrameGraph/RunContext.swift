@@ -59,6 +59,12 @@ public final class RunContext: Sendable {
     /// Reports one warning line (``RunOptions/warn``).
     public func warn(_ line: String) { options.warn(line) }
 
+    /// Reports one status line of `source` (lost, waiting for it, back): to
+    /// ``RunOptions/sourceStatus``, else as a warning.
+    public func status(of source: SourceNode, _ line: String) {
+        if let report = options.sourceStatus { report(source.name, source.kind, StreamURL.redact(line)) } else { warn(line) }
+    }
+
     /// Whether a stop was requested (Ctrl-C, an error, a duration limit).
     public var isStopRequested: Bool { stopFlag.load(ordering: .relaxed) }
 

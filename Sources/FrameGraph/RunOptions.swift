@@ -32,6 +32,10 @@ public struct RunOptions: Sendable {
     public var warn: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data("framegraph: warning: \(StreamURL.redact(line))\n".utf8))
     }
+    /// Where sources' status lines go — a camera or network stream lost, waiting for it, back —
+    /// with the source's name and kind (`camera`, `stream`). Default nil: they are warnings
+    /// (``warn``). The CLI prints them and publishes them as `--serve` events.
+    public var sourceStatus: (@Sendable (_ source: String, _ kind: String, _ line: String) -> Void)?
     /// What an empty tick does. Default: reuse the last frame.
     public var tickPolicy: TickPolicy = .reuse
     /// Where in each frame period the ticker fires, as a fraction of the period (0 ≤ phase < 1).

@@ -219,33 +219,27 @@ struct OpenRequest: Sendable {
         return changes
     }
 
-    /// The mode asked for (nil: not asked).
-    var requestedMode: RunMode? { text("mode").flatMap(RunMode.init(rawValue:)) }
-
-    /// The run's options as the CLI makes them from the same words (`framegraph run`'s runOptions):
-    /// mode, clock rate, policy, duration, trace, stats, frame budget, latency, stop grace. `hasLiveSource`: a
-    /// camera or stream (the run is then live whatever the mode asked).
+    /// The run's options, made from the request's values as the CLI makes them from its words
+    /// (``FrameGraphPipelines/RunOptionValues``). `hasLiveSource`: a camera or stream (the run is
+    /// then live whatever the mode asked).
     func runOptions(pipelineFile: String, hasLiveSource: Bool) throws -> RunOptions {
-        var options = RunOptions()
-        options.mode = try PipelineChanges.mode(requested: requestedMode, hasCamera: hasLiveSource)
-        if let policy = text("policy").flatMap(TickPolicy.init(rawValue:)) { options.tickPolicy = policy }
-        options.fps = number("fps") ?? 30
-        // Offline, fps converts the output to that rate; without it the source's timing is kept.
-        if options.mode == .offline, let fps = number("fps") { options.outputRate = fps }
-        if let trace = text("trace") { options.traceURL = URL(fileURLWithPath: trace) }
-        if let stats = text("stats") { options.otherOutputs[stats] = "stats" }
-        options.otherInputs[pipelineFile] = "the run (the pipeline file)"
-        if let list = text("inputs") { options.otherInputs[list] = "the run (inputs)" }
-        options.frameBudget = integer("frame_budget")
-        options.duration = number("duration")
-        if let grace = number("stop_grace") { options.stopGrace = grace }
-        guard let latency = PresentationDelay.parse(text("latency"), maximumMilliseconds: number("max_latency")) else {
-            throw RequestError("latency expects auto or milliseconds from 0 to 5000, got '\((text("latency") ?? "").prefix(40))'")
+        do {
+            return try RunOptions(values: RequestValues(request: self), pipelineFile: pipelineFile, hasLiveSource: hasLiveSource)
+        } catch let error as RunOptionValueError {
+            throw RequestError(error.description)
         }
-        options.latency = latency
-        options.tickPhaseFollowsDelay = true
-        return options
     }
+}
+
+/// A request's values of the run options, by the options' command-line names (`frame-budget` is
+/// the request's `frame_budget`).
+private struct RequestValues: RunOptionValues {
+    let request: OpenRequest
+    func text(_ name: String) -> String? { request.text(key(name)) }
+    func number(_ name: String) -> Double? { request.number(key(name)) }
+    func integer(_ name: String) -> Int? { request.integer(key(name)) }
+    func spelling(_ name: String) -> String { key(name) }
+    private func key(_ name: String) -> String { name.replacingOccurrences(of: "-", with: "_") }
 }
 
 extension OpenRequest.Option.Kind {

@@ -76,13 +76,14 @@ final class RunSession: @unchecked Sendable {
             environment: environment)
         if let budget = request.integer("model_budget") { configuration.limits = ModelLimits(memoryBudgetBytes: budget << 20) }
         configuration.machineConfigPath = request.text("machine_config")
-        options.otherInputs[MachineConfig.location(explicit: request.text("machine_config"))] = "the run (the machine config)"
         let models = ModelService(configuration)
         let built = try Pipeline.build(document, catalog: catalog, models: models)
         let frames = request.flag("frames") ?? true
         let conversion = request.text("rgb").flatMap(RGBConversion.init(rawValue:)) ?? .fast
+        // Offline runs of the pipeline's own sources hand items over in bursts; frames pushed by the
+        // program come back one by one (the program waits for each).
         let queue = ItemQueue(live: options.mode == .live, capacity: request.integer("queue") ?? 4, lanes: lanes,
-                              converter: frames ? RGBConverter(conversion) : nil)
+                              converter: frames ? RGBConverter(conversion) : nil, batched: program == nil)
         self.queue = queue
         for (l, lane) in lanes.enumerated() {
             guard let feeding = built.node(lane.outputNode) else {

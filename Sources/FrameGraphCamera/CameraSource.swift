@@ -43,9 +43,6 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
     }
 
     public let settings: CameraSettings
-    /// Told about notable events, one line each: disconnects, waiting, the camera coming back. The CLI
-    /// prints them on stderr. Set before the run.
-    public var onStatus: (@Sendable (String) -> Void)?
 
     /// What the driver granted (valid after ``start(context:)``).
     public private(set) var configuration: CameraConfiguration?
@@ -58,6 +55,10 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
     static let maxDamagedInARow = 30
 
     private let stats = Protected(Statistics())
+    /// Losses and reconnects, as a network stream's (the stats' `connection`, `/metrics`).
+    private let counters_ = ConnectionCounters()
+    /// Run-clock time of the last frame before a loss (nil while the camera delivers).
+    private var lostAt: Double?
     private var capture: CameraCapture?
     private var output: FrameDescription?
     private var tracker = SequenceTracker()
@@ -85,12 +86,32 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
         tracker = SequenceTracker()
         firstCaptureTime = nil
         damagedInARow = 0
+        lostAt = nil
         stats.withLock { $0 = Statistics() }
     }
 
     override public func finish(context: RunContext) throws {
         capture?.stopStreaming()
         capture = nil
+        if let lostAt {
+            // Still without the camera at the end: the gap runs to the end.
+            counters_.update { $0.secondsWithoutSignal += max(0, realClock.now() - lostAt) }
+            self.lostAt = nil
+        }
+    }
+
+    override public var connection: ConnectionCounters? { counters_ }
+
+    override public var deviceSummary: String? {
+        let s = statistics
+        return "camera \(settings.path): \(s.frames) frames, dropped at source \(s.droppedAtSource) (lost at the driver \(s.lostAtDriver), "
+            + "skipped for a newer one \(s.skippedForNewer), damaged \(s.damaged))\(s.reconnects > 0 ? ", reconnected \(s.reconnects)x" : "")"
+    }
+
+    override public var deviceNote: String? {
+        guard let configuration else { return nil }
+        let differences = configuration.differences(from: settings)
+        return "camera \(settings.path): \(configuration.summary)\(differences.isEmpty ? "" : " (granted \(differences.joined(separator: ", ")))")"
     }
 
     override public func outputDescription() throws -> FrameDescription {
@@ -109,8 +130,13 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
             } catch let error as CameraError where settings.reconnect && (error.isDisconnect || error.isStall) {
                 self.capture = nil  // closes the device, so it can come back
                 nextReconnectAttempt = realClock.now() + settings.reconnectInterval
-                onStatus?("\(error.isStall ? "camera \(settings.path) stalled" : "camera \(settings.path) was disconnected"); "
-                          + "waiting for it to come back (looking every \(settings.reconnectInterval) s; Ctrl-C to stop)")
+                lostAt = lastFrameAt
+                let what = error.isStall ? "camera \(settings.path) stalled" : "camera \(settings.path) was disconnected"
+                counters_.update {
+                    if error.isStall { $0.stalls += 1 } else { $0.drops += 1 }
+                    $0.lastLoss = what
+                }
+                context.status(of: self, "\(what); waiting for it to come back (looking every \(settings.reconnectInterval) s; Ctrl-C to stop)")
             }
         }
         return nil
@@ -197,6 +223,7 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
             do {
                 capture = try CameraCapture(settings: settings)
             } catch let error as CameraError where error.isDisconnect || error.isBusy {
+                counters_.update { $0.failedAttempts += 1 }
                 continue
             }
             if let output, capture.converter.description != output {
@@ -205,7 +232,12 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
             }
             self.capture = capture
             stats.withLock { $0.reconnects += 1 }
-            onStatus?("camera \(settings.path) is back: \(capture.configuration.summary)")
+            counters_.update {
+                $0.reconnects += 1
+                if let lostAt { $0.secondsWithoutSignal += max(0, now - lostAt) }
+            }
+            lostAt = nil
+            context.status(of: self, "camera \(settings.path) is back: \(capture.configuration.summary)")
             return true
         }
         return false

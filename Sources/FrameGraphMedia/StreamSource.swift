@@ -225,7 +225,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         nextAttempt = StreamInterruptClock.now() + wait
         nextNoSignal = 0
         let starts = startedLate ? "; its chain starts at its first picture" : ""
-        context.warn("stream '\(name)' cannot connect yet: \(line); trying again with backoff up to \(String(format: "%g", options.backoffMax)) s\(starts) "
+        context.status(of: self, "stream '\(name)' cannot connect yet: \(line); trying again with backoff up to \(String(format: "%g", options.backoffMax)) s\(starts) "
                      + "(--reconnect=false ends the run instead)")
     }
 
@@ -241,7 +241,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         var wait = options.backoff
         var last = first
         let line = StreamURL.redact((first as? StreamLost)?.description ?? "\(redactedURL): \(describe(first))")
-        context.warn("stream '\(name)' cannot connect yet: \(line); the run starts at its first connection (give width= and height= to start without it; --reconnect=false ends the run instead)")
+        context.status(of: self, "stream '\(name)' cannot connect yet: \(line); the run starts at its first connection (give width= and height= to start without it; --reconnect=false ends the run instead)")
         while true {
             counters_.update { $0.failedAttempts += 1 }
             let until = StreamInterruptClock.now() + wait
@@ -373,7 +373,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
         wait = options.backoff
         nextAttempt = StreamInterruptClock.now() + wait
         nextNoSignal = now
-        context.warn("stream '\(name)' lost: \(line); connecting again in \(String(format: "%g", wait)) s")
+        context.status(of: self, "stream '\(name)' lost: \(line); connecting again in \(String(format: "%g", wait)) s")
     }
 
     /// While lost: a "no signal" frame when one is due, or an attempt to connect when it is time;
@@ -406,7 +406,7 @@ public final class StreamSource: SourceNode, @unchecked Sendable {
             connected(reader, context: context)
             if again { counters_.update { $0.reconnects += 1 } }
             wait = options.backoff
-            context.warn(again ? "stream '\(name)' is back (\(url.redacted))" : "stream '\(name)' connected (\(url.redacted))")
+            context.status(of: self, again ? "stream '\(name)' is back (\(url.redacted))" : "stream '\(name)' connected (\(url.redacted))")
         } catch {
             if context.isStopRequested { return nil }
             wait = min(options.backoffMax, max(options.backoff, wait * 2))

@@ -15,14 +15,11 @@ public enum MetricsText {
     /// Upper bounds of the latency histograms' buckets, in seconds (+Inf added).
     public static let bucketBounds: [Double] = [0.001, 0.002, 0.005, 0.01, 0.02, 0.033, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10]
 
-    /// Extra figures the caller knows (the camera's reconnects, the server's own counters).
+    /// Extra figures the caller knows (the server's own counters).
     public struct Extras: Sendable {
-        /// Reconnects of each network or camera stream.
-        public var reconnects: [(stream: String, count: Int)] = []
         /// The server's counters, when served.
         public var server: HTTPServer.Statistics?
-        public init(reconnects: [(stream: String, count: Int)] = [], server: HTTPServer.Statistics? = nil) {
-            self.reconnects = reconnects
+        public init(server: HTTPServer.Statistics? = nil) {
             self.server = server
         }
     }
@@ -111,7 +108,7 @@ public enum MetricsText {
         out.histogram("framegraph_end_to_end_latency_seconds", [:], primary?.counters.snapshot.endToEnd ?? LatencyHistogram())
 
         out.family("framegraph_stream_reconnects_total", .counter, "Times a camera or network stream came back after a loss.")
-        for r in extras.reconnects { out.sample("framegraph_stream_reconnects_total", ["stream": r.stream], Double(r.count)) }
+        for n in report.nodes { if let c = n.connection { out.sample("framegraph_stream_reconnects_total", ["stream": n.name], Double(c.reconnects)) } }
         if let s = extras.server {
             out.family("framegraph_serve_clients", .gauge, "Connections to the monitoring server now.")
             out.sample("framegraph_serve_clients", [:], Double(s.clients))

@@ -21,7 +21,6 @@ public final class RunMonitor: @unchecked Sendable {
     private let runner: GraphRunner
     private let title: String
     private let final = Protected<RunReport?>(nil)
-    private let reconnects: @Sendable () -> [(stream: String, count: Int)]
     /// The picture taps by node name, in graph order, and the node whose picture is the default.
     private var taps: [(node: String, tap: PictureTap)] = []
     private var outputNode: String?
@@ -36,15 +35,13 @@ public final class RunMonitor: @unchecked Sendable {
     /// Called by a token-holder's `POST /stop`.
     private let onStop: @Sendable () -> Void
 
-    /// Opens the server's socket (not yet serving). `reconnects` gives each stream's reconnect count
-    /// (cameras); `onStop` is what an authorized `POST /stop` does (stop the run).
+    /// Opens the server's socket (not yet serving). `onStop` is what an authorized `POST /stop` does
+    /// (stop the run).
     public init(runner: GraphRunner, options: HTTPServer.Options, title: String, pictureRate: Double = RunMonitor.defaultPictureRate,
                 pictureQuality: Int = JPEGStreamEncoder.liveQuality,
-                reconnects: @escaping @Sendable () -> [(stream: String, count: Int)] = { [] },
                 onStop: @escaping @Sendable () -> Void) throws(ServeError) {
         self.runner = runner
         self.title = title
-        self.reconnects = reconnects
         self.pictureRate = max(0.5, pictureRate)
         self.pictureQuality = pictureQuality
         self.onStop = onStop
@@ -176,7 +173,7 @@ public final class RunMonitor: @unchecked Sendable {
     public func metrics() -> String {
         let (report, finished) = currentReport()
         return MetricsText.render(report: report, nodes: runner.nodes, finished: finished,
-                                  extras: .init(reconnects: reconnects(), server: server.statistics))
+                                  extras: .init(server: server.statistics))
     }
 
     /// Publishes a run event (start, swap, reconnect, stop) to the event streams.

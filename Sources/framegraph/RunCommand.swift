@@ -17,23 +17,31 @@ struct RunCommand {
 
     func execute() throws -> Int32 {
         var pipeline = try PipelineArgument.load(arguments)
-        let options = try runOptions(pipelineFile: pipeline.file)
         let hasCamera = try rewrite(&pipeline.document, title: pipeline.name)
-        var run = options
-        if hasCamera {
-            // A camera or a stream delivers in real time: the run is live.
-            run.mode = try PipelineChanges.mode(requested: arguments.value("mode").flatMap(RunMode.init(rawValue:)), hasCamera: true)
-            if arguments.has("loop") { throw Arguments.UsageError(description: "--loop applies to file sources; a camera or stream has no end to loop from") }
+        // A camera or a stream delivers in real time: the run is live.
+        var run: RunOptions
+        do {
+            run = try RunOptions(values: CommandLineValues(arguments: arguments), pipelineFile: pipeline.file, hasLiveSource: hasCamera)
+        } catch let error as RunOptionValueError {
+            throw Arguments.UsageError(description: error.description)
+        }
+        if hasCamera && arguments.has("loop") {
+            throw Arguments.UsageError(description: "--loop applies to file sources; a camera or stream has no end to loop from")
         }
         let serve = checkOnly ? nil : try ServeCommandLine.parse(arguments)
+        // A camera's or stream's losses and returns: on stderr, and to the server's events (`camera`, `stream`).
+        let events = Protected<RunMonitor?>(nil)
+        defer { events.withLock { $0 = nil } }
+        run.sourceStatus = { source, kind, line in
+            FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8))
+            events.withLock { $0 }?.event(["event": kind, "stream": source, "status": line])
+        }
         let models = ModelService(modelConfiguration(pipelineFile: pipeline.file))
         let built = try Pipeline.build(pipeline.document, models: models)
         let runner = try GraphRunner(sources: built.sources, options: run)
         let stopRequested = Protected(false)
         let monitor = try serve.map { serve throws -> RunMonitor in
-            let cameraSources = built.sources.compactMap { $0 as? CameraSource }
             let monitor = try RunMonitor(runner: runner, options: serve.options, title: pipeline.name, pictureRate: serve.pictureRate,
-                                         reconnects: { cameraSources.map { ($0.name, $0.statistics.reconnects) } },
                                          onStop: { stopRequested.withLock { $0 = true }; runner.stop() })
             let nodes = built.nodes.map(\.node)
             monitor.watchPictures(of: nodes, output: RunMonitor.pictureNode(among: nodes))
@@ -50,13 +58,7 @@ struct RunCommand {
         // Outputs against inputs before anything is written, the stats of an early interrupt included.
         try runner.checkFiles()
         if let stopped = stoppedBeforeStart(run) { return stopped }
-        let cameras = built.sources.compactMap { $0 as? CameraSource }
-        for c in cameras {
-            c.onStatus = { [weak monitor] line in
-                FileHandle.standardError.write(Data("framegraph: \(line)\n".utf8))
-                monitor?.event(["event": "camera", "stream": c.name, "status": line])  // reconnects, losses
-            }
-        }
+        events.withLock { $0 = monitor }
 
         if checkOnly {
             try runner.validate()
@@ -70,13 +72,9 @@ struct RunCommand {
             return 0
         }
         let quiet = arguments.has("quiet")
-        if !cameras.isEmpty {
-            try runner.validate()  // opens the cameras: say what the drivers granted
-            for c in cameras where !quiet {
-                let granted = c.configuration.map { "\($0.summary)" } ?? "?"
-                let differences = c.configuration?.differences(from: c.settings) ?? []
-                FileHandle.standardError.write(Data("camera \(c.settings.path): \(granted)\(differences.isEmpty ? "" : " (granted \(differences.joined(separator: ", ")))")\n".utf8))
-            }
+        try runner.validate()  // opens the inputs (cameras: say what the drivers granted) and loads the models
+        for note in built.sources.compactMap(\.deviceNote) where !quiet {
+            FileHandle.standardError.write(Data("\(note)\n".utf8))
         }
         if let stopped = stoppedBeforeStart(run) { return stopped }
         let interrupts = Interrupts.shared
@@ -109,10 +107,7 @@ struct RunCommand {
         for source in built.sources where report.failure == nil {  // a failure's own line names damage already
             if let note = source.damageNote { FileHandle.standardError.write(Data("framegraph: warning: \(note)\n".utf8)) }
         }
-        for c in cameras where !quiet {
-            let s = c.statistics
-            print("camera \(c.settings.path): \(s.frames) frames, dropped at source \(s.droppedAtSource) (lost at the driver \(s.lostAtDriver), skipped for a newer one \(s.skippedForNewer), damaged \(s.damaged))\(s.reconnects > 0 ? ", reconnected \(s.reconnects)x" : "")")
-        }
+        for summary in built.sources.compactMap(\.deviceSummary) where !quiet { print(summary) }
         if !quiet { print(Self.writtenLine(runner: runner, stats: arguments.value("stats"))) }
         if let monitor, let serve, serve.linger > 0 {
             // The final figures stay up for a last scrape; a signal or POST /stop ends it sooner.
@@ -155,27 +150,6 @@ struct RunCommand {
         return applied.hasCamera || applied.hasStream
     }
 
-    /// Mode, clock rate, policy, duration, trace, stats and presentation delay from the command line.
-    private func runOptions(pipelineFile: String?) throws -> RunOptions {
-        var options = RunOptions()
-        if let mode = arguments.value("mode"), let m = RunMode(rawValue: mode) { options.mode = m }
-        if let policy = arguments.value("policy"), let p = TickPolicy(rawValue: policy) { options.tickPolicy = p }
-        options.fps = arguments.number("fps") ?? 30
-        // Offline, --fps converts the output to that rate; without it the source's timing is kept.
-        if options.mode == .offline, arguments.value("fps") != nil { options.outputRate = options.fps }
-        if let trace = arguments.value("trace") { options.traceURL = URL(fileURLWithPath: trace) }
-        if let stats = arguments.value("stats") { options.otherOutputs[stats] = "--stats" }
-        if let file = pipelineFile { options.otherInputs[file] = "the run (the pipeline file)" }
-        if let list = arguments.value("inputs") { options.otherInputs[list] = "the run (--inputs)" }
-        options.otherInputs[MachineConfig.location(explicit: arguments.value("machine-config"))] = "the run (the machine config)"
-        options.duration = arguments.number("duration")
-        options.frameBudget = arguments.optionalInteger("frame-budget")
-        if let grace = arguments.number("stop-grace") { options.stopGrace = grace }
-        options.latency = try presentationDelay()
-        options.tickPhaseFollowsDelay = true
-        return options
-    }
-
     /// The run's model service: the pipeline's folder first on the search path, the budget, hosted
     /// models through this machine's config.
     private func modelConfiguration(pipelineFile: String?) -> ModelService.Configuration {
@@ -184,15 +158,6 @@ struct RunCommand {
         configuration.machineConfigPath = arguments.value("machine-config")
         configuration.isCancelled = { Interrupts.shared.interrupted }
         return configuration
-    }
-
-    /// `--latency auto|MS` (default auto) and `--max-latency MS` (default 250): when live frames are shown.
-    private func presentationDelay() throws -> PresentationDelay {
-        let text = arguments.value("latency")
-        guard let delay = PresentationDelay.parse(text, maximumMilliseconds: arguments.number("max-latency")) else {
-            throw Arguments.UsageError(description: "--latency expects auto or milliseconds from 0 to 5000, got '\((text ?? "").prefix(40))'")
-        }
-        return delay
     }
 
     /// When an interrupt arrived before the run could start: writes stats that say so and returns 130.
@@ -227,4 +192,13 @@ struct RunCommand {
         let written = files.filter { FileManager.default.fileExists(atPath: $0) }.sorted()
         return written.isEmpty ? "wrote no files" : "wrote: " + written.joined(separator: ", ")
     }
+}
+
+/// The command line's values of the run options, by their names (`--stats`, `--frame-budget`).
+private struct CommandLineValues: RunOptionValues {
+    let arguments: Arguments
+    func text(_ name: String) -> String? { arguments.value(name) }
+    func number(_ name: String) -> Double? { arguments.number(name) }
+    func integer(_ name: String) -> Int? { arguments.optionalInteger(name) }
+    func spelling(_ name: String) -> String { "--" + name }
 }

@@ -52,6 +52,18 @@ import TestSupport
         #expect(h.count(atOrBelow: 1) == 12)
     }
 
+    @Test func reconnectsAreEachConnectedSourcesOwn() throws {
+        var (report, nodes) = try Self.finishedRun()
+        #expect(!MetricsText.render(report: report, nodes: nodes, finished: true).contains("framegraph_stream_reconnects_total{"),
+                "a pattern source has no connection")
+        var counters = ConnectionCounters.Snapshot()
+        counters.reconnects = 3
+        let camera = try #require(report.nodes.firstIndex { $0.name == "cam" })
+        report.nodes[camera].connection = counters
+        let text = MetricsText.render(report: report, nodes: nodes, finished: true)
+        #expect(sampleValue(text, "framegraph_stream_reconnects_total", labels: [#"stream="cam""#]) == 3, "\(text)")
+    }
+
     @Test func labelValuesAreEscaped() throws {
         let source = PatternSource(name: "a\"b\\c\nd", width: 256, height: 16, frameCount: 1)
         source --> NullSink(name: "out")
@@ -67,7 +79,7 @@ import TestSupport
     func promtoolAcceptsTheText() throws {
         let (report, nodes) = try Self.finishedRun()
         let text = MetricsText.render(report: report, nodes: nodes, finished: true,
-                                      extras: .init(reconnects: [("cam", 2)], server: HTTPServer.Statistics()))
+                                      extras: .init(server: HTTPServer.Statistics()))
         let file = TestEnvironment.scratch("metrics-promtool").appendingPathComponent("metrics.txt")
         try Data(text.utf8).write(to: file)
         let r = try runCommand("/bin/sh", ["-c", "\(Self.promtool ?? "promtool") check metrics < '\(file.path)'"])
