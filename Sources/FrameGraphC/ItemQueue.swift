@@ -66,8 +66,9 @@ final class ItemQueue: @unchecked Sendable {
     private let resumeFramesAt: Int
     private var lanes: [Lane]
     private let condition = NSCondition()
+    /// Items not yet taken, oldest first (a few: at most about ``capacity``). A taken item leaves the
+    /// array at once, so the queue never keeps a frame the reader has let go of.
     private var ready: [RunItem] = []
-    private var readyStart = 0
     private var closed = false
     private var ended = false
     private var dropped = 0
@@ -88,7 +89,7 @@ final class ItemQueue: @unchecked Sendable {
         self.converter = converter
     }
 
-    private var readyCount: Int { ready.count - readyStart }
+    private var readyCount: Int { ready.count }
 
     /// A frame from lane `lane`'s frame tap.
     func frame(_ frame: Frame, lane: Int = 0) {
@@ -100,11 +101,10 @@ final class ItemQueue: @unchecked Sendable {
             let lines = l.newest.enumerated().map { p, r in r ?? TimedResults(index: frame.sequence, time: frame.mediaTime, width: frame.width,
                                                                               height: frame.height, results: Results(producer: l.producers[p])) }
             push(item(for: frame, lines: lines, lane: lane))
-            while readyCount > capacity {
-                readyStart += 1
-                dropped += 1
+            if readyCount > capacity {
+                dropped += readyCount - capacity
+                ready.removeFirst(readyCount - capacity)
             }
-            compact()
             condition.broadcast()
             return
         }
@@ -168,9 +168,7 @@ final class ItemQueue: @unchecked Sendable {
             }
         }
         guard readyCount > 0 else { return ended ? .end : .timeout }
-        let item = ready[readyStart]
-        readyStart += 1
-        compact()
+        let item = ready.removeFirst()
         delivered += 1
         if readyCount == resumeFramesAt { condition.broadcast() }  // a frame tap blocked on a full line goes on
         return .item(item)
@@ -214,10 +212,4 @@ final class ItemQueue: @unchecked Sendable {
         ready.append(item)
     }
 
-    private func compact() {
-        if readyStart > 64 && readyStart * 2 > ready.count {
-            ready.removeFirst(readyStart)
-            readyStart = 0
-        }
-    }
 }

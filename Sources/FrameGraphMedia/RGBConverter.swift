@@ -27,6 +27,12 @@ public final class RGBConverter: @unchecked Sendable {
     private let scaler: Scaler
     /// `.fast`'s own kernel for planar 4:2:0 (swscale's bytes, checked once per colour setting).
     private let kernel: FastYUVToRGB?
+    /// The converted frames' memory, recycled as their holders let them go.
+    private let pool = BufferPool(maxFreePerSize: 8)
+
+    /// Memory blocks made for converted frames so far (the rest were recycled): about as many as
+    /// converted frames are held at once.
+    public var buffersMade: Int { pool.allocations }
 
     public init(_ conversion: RGBConversion) {
         self.conversion = conversion
@@ -39,7 +45,7 @@ public final class RGBConverter: @unchecked Sendable {
     /// itself when it is `rgb24` already. Throws for a format swscale cannot read (float planes).
     public func rgb(_ frame: Frame) throws -> Frame {
         if frame.format == .rgb24 { return frame }
-        var rgb = Frame.make(.rgb24, width: frame.width, height: frame.height)
+        var rgb = Frame.make(.rgb24, width: frame.width, height: frame.height, pool: pool)
         lock.lock()
         defer { lock.unlock() }
         if kernel?.convert(frame, into: rgb) != true { try scaler.scale(frame, into: rgb) }

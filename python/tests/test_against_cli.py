@@ -59,6 +59,16 @@ def test_offline_items_come_in_bursts(sample: str) -> None:
     assert 1 <= program["readerWaits"] <= 60 // 4 + 5, program
 
 
+def test_frames_let_go_are_recycled(sample: str) -> None:
+    """A frame's RGB memory goes back to the engine once the item and its views are gone: reading
+    60 frames one at a time makes a few buffers, not one per frame (the queue used to keep taken items)."""
+    with fg.run(FACE_DETECT, input=sample, set=SETTINGS, queue=4) as run:
+        shapes = {item.frame.shape for item in run if item.frame is not None}
+    program = run.stats["program"]
+    assert shapes == {(480, 640, 3)} and program["itemsDelivered"] == 60
+    assert 1 <= program["rgbBuffersMade"] <= 8, program
+
+
 def test_exact_frames_equal_the_clis_pngs(cli_run: Path, sample: str) -> None:
     items, stats = take(input=sample, rgb="exact")
     pngs = decode(cli_run / "png/%05d.png", 640, 480)
