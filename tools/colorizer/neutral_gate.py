@@ -72,9 +72,10 @@ def with_taps(path):
     return m.SerializeToString(), head.input[0], sm.output[0]
 
 
-def training_images(bsds_train, debian_train, webcam_dir, split_path, clip_step=8):
-    """Yield (name, rgb uint8) of the training side only (see the module docstring)."""
-    names = [os.path.join(bsds_train, f) for f in sorted(f for f in os.listdir(bsds_train) if f.lower().endswith((".jpg", ".png")))[180:]]
+def training_images(bsds_train, debian_train, webcam_dir, split_path, clip_step=8, bsds_skip=180):
+    """Yield (name, rgb uint8) of the training side only (see the module docstring). bsds_skip: the photos of
+    bsds_train before these many (by name) are skipped (180: the folder holds all 200; 0: only the held-out 20)."""
+    names = [os.path.join(bsds_train, f) for f in sorted(f for f in os.listdir(bsds_train) if f.lower().endswith((".jpg", ".png")))[bsds_skip:]]
     names += [os.path.join(debian_train, f) for f in sorted(os.listdir(debian_train)) if f.lower().endswith((".jpg", ".png"))]
     for path in names:
         n = os.path.basename(path)
@@ -138,30 +139,50 @@ def fit_logistic(X, y, l2=1e-3):
     return w.astype(np.float32), np.float32(c), float(res.fun)
 
 
+def logit_nodes(G, feat, prob):
+    """(initialisers, nodes) computing the head's logit "gate/z" ([1,2,H,W], two identical channels) from the features
+    and the softmax: the linear head of this file, or neutral_head_conv.py's convolutional one (kind "conv")."""
+    A = lambda a, n: numpy_helper.from_array(np.asarray(a, np.float32), n)  # noqa: E731
+    if "kind" in G and str(G["kind"]) == "conv":
+        inits = [A(G[k], f"gate.{k}") for k in ("w1f", "w1p", "b1", "w2", "b2", "w3", "b3", "w4", "b4")]
+        nodes = [helper.make_node("Conv", [feat, "gate.w1f", "gate.b1"], ["gate/h1f"], name="/gate/C1f"),
+                 helper.make_node("Conv", [prob, "gate.w1p"], ["gate/h1p"], name="/gate/C1p"),
+                 helper.make_node("Add", ["gate/h1f", "gate/h1p"], ["gate/h1s"], name="/gate/A1"),
+                 helper.make_node("Relu", ["gate/h1s"], ["gate/h1"], name="/gate/R1"),
+                 helper.make_node("Conv", ["gate/h1", "gate.w2", "gate.b2"], ["gate/h2s"], name="/gate/C2",
+                                  kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                 helper.make_node("Relu", ["gate/h2s"], ["gate/h2"], name="/gate/R2"),
+                 helper.make_node("Conv", ["gate/h2", "gate.w3", "gate.b3"], ["gate/h3s"], name="/gate/C3",
+                                  kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                 helper.make_node("Relu", ["gate/h3s"], ["gate/h3"], name="/gate/R3"),
+                 helper.make_node("Conv", ["gate/h3", "gate.w4", "gate.b4"], ["gate/z"], name="/gate/C4")]
+        return inits, nodes
+    w, c, nf = G["w"], float(G["c"]), int(G["n_features"])
+    wf = np.repeat(w[None, :nf, None, None], 2, 0)            # two identical channels: no broadcasting of P
+    wp = np.repeat(w[None, nf:, None, None], 2, 0)
+    inits = [A(wf, "gate.wf"), A([c, c], "gate.c"), A(wp, "gate.wp")]
+    nodes = [helper.make_node("Conv", [feat, "gate.wf", "gate.c"], ["gate/zf"], name="/gate/Features"),
+             helper.make_node("Conv", [prob, "gate.wp"], ["gate/zp"], name="/gate/Probabilities"),
+             helper.make_node("Add", ["gate/zf", "gate/zp"], ["gate/z"], name="/gate/Add")]
+    return inits, nodes
+
+
 def fold(model, gate, out, g, h, cast=False, m0=0.05):
     """Write `model` with the neutral gate (and, with cast=True, the cast removal) folded in after the annealed mean."""
     G = np.load(gate)
-    w, c, nf = G["w"], float(G["c"]), int(G["n_features"])
     m = onnx.load(model)
     head, sm, dec = tail_nodes(m)
     final = dec.output[0]
     raw = final + "_ungated"
     dec.output[0] = raw
-    wf = np.repeat(w[None, :nf, None, None], 2, 0)            # two identical channels: no broadcasting of P
-    wp = np.repeat(w[None, nf:, None, None], 2, 0)
-    inits = [numpy_helper.from_array(wf.astype(np.float32), "gate.wf"),
-             numpy_helper.from_array(np.array([c, c], np.float32), "gate.c"),
-             numpy_helper.from_array(wp.astype(np.float32), "gate.wp"),
-             numpy_helper.from_array(np.full((2, 1, 1, 1), -g * h, np.float32), "gate.slope"),
-             numpy_helper.from_array(np.full((2,), g, np.float32), "gate.g"),
-             numpy_helper.from_array(np.array(0.0, np.float32), "gate.zero"),
-             numpy_helper.from_array(np.array(g, np.float32), "gate.max")]
-    nodes = [helper.make_node("Conv", [head.input[0], "gate.wf", "gate.c"], ["gate/zf"], name="/gate/Features"),
-             helper.make_node("Conv", [sm.output[0], "gate.wp"], ["gate/zp"], name="/gate/Probabilities"),
-             helper.make_node("Add", ["gate/zf", "gate/zp"], ["gate/z"], name="/gate/Add"),
-             helper.make_node("Sigmoid", ["gate/z"], ["gate/neutral"], name="/gate/Sigmoid"),
-             helper.make_node("Conv", ["gate/neutral", "gate.slope", "gate.g"], ["gate/pre"], name="/gate/Scale", group=2),
-             helper.make_node("Clip", ["gate/pre", "gate.zero", "gate.max"], ["gate/scale"], name="/gate/Clip")]
+    inits, nodes = logit_nodes(G, head.input[0], sm.output[0])
+    inits += [numpy_helper.from_array(np.full((2, 1, 1, 1), -g * h, np.float32), "gate.slope"),
+              numpy_helper.from_array(np.full((2,), g, np.float32), "gate.g"),
+              numpy_helper.from_array(np.array(0.0, np.float32), "gate.zero"),
+              numpy_helper.from_array(np.array(g, np.float32), "gate.max")]
+    nodes += [helper.make_node("Sigmoid", ["gate/z"], ["gate/neutral"], name="/gate/Sigmoid"),
+              helper.make_node("Conv", ["gate/neutral", "gate.slope", "gate.g"], ["gate/pre"], name="/gate/Scale", group=2),
+              helper.make_node("Clip", ["gate/pre", "gate.zero", "gate.max"], ["gate/scale"], name="/gate/Clip")]
     src = raw
     if cast:
         inits.append(numpy_helper.from_array(np.array(m0, np.float32), "gate.m0"))
@@ -182,7 +203,7 @@ def fold(model, gate, out, g, h, cast=False, m0=0.05):
 
 
 def reference(ab, f, p, w, c, g, h, cast=False, m0=0.05):
-    """numpy of what fold() puts in the graph (one frame: ab [2,H,W], f [C,H,W], p [Q,H,W])."""
+    """numpy of what fold() puts in the graph for the linear head (one frame: ab [2,H,W], f [C,H,W], p [Q,H,W])."""
     nf = f.shape[0]
     P = 1 / (1 + np.exp(-(np.tensordot(w[:nf], f, 1) + np.tensordot(w[nf:], p, 1) + c)))
     if cast:

@@ -1,14 +1,14 @@
 #!/bin/bash
 # Issue 46, helper issue46e: the neutral head's candidates (neutral_gate.py; rule in select_gate.py) on the GPU
 # machine's CPUs. Carry (.colorizer-carry/, git-ignored): code/ = a copy of tools/colorizer (with device/);
-# gate.npz (neutral_gate.py fit); bsds/val (BSDS500 val); webcam/{hungry,want,walk,no}.mkv; places/<package>/<file>;
+# gate.npz (neutral_gate.py fit; or $GATE); bsds/val (BSDS500 val); webcam/{hungry,want,walk,no}.mkv; places/<package>/<file>;
 # hallway.mp4; selfie_segmentation.onnx. Phase 1: every candidate and v4.1 on the validation places and the office
 # clips (groups of 4 models per process, one thread each); the rule; phase 2: v4.1 and the pick on the evaluation
 # places (grids), the office clips raw and smoothed, BSDS500 val photos.
 C=.colorizer-carry; R=/tmp/m; mkdir -p $R /tmp/log $C/cand
 export OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1 COLORIZER_VAL_DIR=$C/bsds/val COLORIZER_PLACES_DIR=$C/places COLORIZER_PLACES_CLIP=$C/hallway.mp4
 nproc; python3 -c "import onnxruntime, skimage, cv2; print(onnxruntime.__version__, skimage.__version__, cv2.__version__)"
-V=models/colorizer/colorizer.onnx; NG="python3 $C/code/neutral_gate.py fold $V $C/gate.npz"
+V=models/colorizer/colorizer.onnx; NG="python3 $C/code/neutral_gate.py fold $V ${GATE:-$C/gate.npz}"
 L=""
 for g in 1.0 1.05 1.1 1.15; do for h in 1.0 1.5 2.0; do $NG $C/cand/G${g}_h$h.onnx --g $g --h $h >/dev/null; L="$L G${g}_h$h=$C/cand/G${g}_h$h.onnx"; done
   for h in 0 1.5; do for m in 0.05 0.2; do $NG $C/cand/C${g}_h${h}_m$m.onnx --g $g --h $h --cast --m0 $m >/dev/null; L="$L C${g}_h${h}_m$m=$C/cand/C${g}_h${h}_m$m.onnx"; done; done; done
@@ -18,7 +18,7 @@ grp() { echo "python3 $C/code/metrics.py $2 $M --no-photos --webcam $C/webcam --
         echo "python3 $C/code/metrics.py $2 $M --no-photos --no-webcam --places-val --json $R/val_$1.json > /tmp/log/val_$1.log 2>&1" >> $J; }
 grp ref "v4.1=$V"; i=0
 while [ $# -gt 0 ]; do grp g$i "$1 $2 $3 $4"; shift 4; i=$((i+1)); done
-(grep office $J; grep val_ $J) | timeout 380 xargs -P 16 -I{} sh -c "{}"
+(grep office $J; grep val_ $J) | timeout 300 xargs -P 16 -I{} sh -c "{}"
 echo "phase 1 done at $SECONDS s"
 python3 $C/code/device/select_gate.py $R | tee $R/selection.txt
 P=$(cat $R/pick.txt)
