@@ -11,7 +11,7 @@ Head (ONNX layout; the colour network stays v4.1 bit for bit):
     h2 = relu(W2 (3x3) * h1 + b2)            16 -> 16, zero padding 1
     h3 = relu(W3 (3x3) * h2 + b3)            16 -> 16
     z  = W4 * h3 + b4                        1x1, 16 -> 2 (two identical channels), P = sigmoid(z)
-about 23 M multiply-adds at 48x48 (v4.1: 218 M). Loss: plain binary cross-entropy against the share of each cell's
+about 18 M multiply-adds at 48x48 (v4.1: 218 M; onnx_stats.py: 236.4 M in all with the cast removal). Loss: plain binary cross-entropy against the share of each cell's
 full-resolution pixels whose true chroma < 4, every cell of every image; AdamW, cosine, fixed steps.
 Training data: as neutral_gate.py's (the 83 Debian training pictures, the 20 held-out BSDS500 train photos, every 8th
 frame of the training office clips), each photo as shipped and with THREE seeded webcam looks ("#train1".."#train3").
