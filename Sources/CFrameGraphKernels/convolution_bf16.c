@@ -103,6 +103,16 @@ static int has_bf16(void) {
 }
 
 FG_BF16 static void round_rows_bf16(const float *input, size_t k, size_t count, uint16_t *dst, size_t k2) {
+    if (k == k2) {
+        // Rows as long in both: one run of count · k values, whole vectors but the last.
+        size_t total = count * k;
+        for (size_t i = 0; i < total; i += 16) {
+            __mmask16 m = fg_lanes16((long)(total - i));
+            __m256bh b = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, input + i));
+            _mm256_mask_storeu_epi16(dst + i, m, (__m256i)b);
+        }
+        return;
+    }
     for (size_t r = 0; r < count; r++, dst += k2) {
         const float *x = input + r * k;
         for (size_t i = 0; i < k; i += 16) {
@@ -216,6 +226,33 @@ void fg_bconv_part(const float *input, int k, const uint16_t *packed, const floa
         size_t stop = end - row < FG_BCONV_BLOCK ? end : row + FG_BCONV_BLOCK;
         bconv_block(input + row * (size_t)k, (size_t)k, k2, packed, biases, n, out, epilogue, scratch, row, stop, first_panel, end_panel,
                     simd);
+    }
+}
+
+void fg_bconv_part_rounded(const uint16_t *input, int k, const uint16_t *packed, const float *biases, int n, float *out,
+                           const fg_conv_epilogue *epilogue, uint16_t *scratch, size_t first, size_t end, size_t first_panel,
+                           size_t end_panel, int allow_simd) {
+    size_t k2 = fg_bconv_row_count(k), panels = fg_bconv_channels(n) / BPANEL;
+    if (end_panel > panels) end_panel = panels;
+    if (k <= 0 || k % 2 != 0 || n <= 0 || first >= end || first_panel >= end_panel) return;
+    int simd = bconv_simd(allow_simd);
+    for (size_t row = first; row < end; row += FG_BCONV_BLOCK) {
+        size_t stop = end - row < FG_BCONV_BLOCK ? end : row + FG_BCONV_BLOCK, count = stop - row;
+        const uint16_t *rows = input + row * k2;
+#if FG_HAVE_AVX2_BUILD
+        if (simd) {
+            // A whole tile is read straight from the input; a shorter last one from scratch, with
+            // zero rows after it (read, never stored).
+            if (count < BROWS) {
+                memcpy(scratch, rows, count * k2 * sizeof(uint16_t));
+                memset(scratch + count * k2, 0, (BROWS - count) * k2 * sizeof(uint16_t));
+                rows = scratch;
+            }
+            block_bf16(fg_epilogue_flags(epilogue), rows, k2, packed, biases, n, out, epilogue, row, stop, first_panel, end_panel);
+            continue;
+        }
+#endif
+        block_scalar(rows, k2, packed, biases, n, out, epilogue, row, stop, first_panel, end_panel);
     }
 }
 

@@ -397,6 +397,105 @@ FG_AVX512 static int dw_avx512(const float *input, const fg_conv_geometry *g, co
     return 1;
 }
 
+/// The bfloat16 build of the wide AVX-512F rows (fg_dwconv_part_bf16): AVX-512 BF16 to round.
+#define FG_DW_BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,avx2,fma")))
+
+static int dw_has_bf16(void) {
+    static int cached = -1;
+    if (cached < 0) cached = fg_has_avx512() && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+                             && __builtin_cpu_supports("avx512bf16");
+    return cached;
+}
+
+/// tile_wide512 for the channels cb…min(cb + 16, c1)−1 (any number of them: the weights of a
+/// missing second block are not read), each result rounded to bfloat16 and stored as such in
+/// `out16` (pixels × c values). The same multiply-adds in the same order and the same epilogue as
+/// the float paths (tile_wide512, and tile_wide for 8 channels or fewer, which agree bit for bit),
+/// then the rounding of fg_bf16_round.
+FG_DW_BF16 __attribute__((always_inline)) static inline void tile_wide_bf16(const int flags, const int kw, const int sw, const int checked,
+                                                                            const dw_row *r, uint16_t *out16, int ox, int count,
+                                                                            size_t cb) {
+    const fg_conv_geometry *g = r->g;
+    size_t c = r->c;
+    long live = (long)r->c1 - (long)cb;
+    __mmask16 lanes = fg_lanes16(live);
+    const float *w0 = r->packed + (cb / BLOCK) * r->bsize, *w1 = live > BLOCK ? w0 + r->bsize : w0;
+    __m512 acc[WIDE];
+    __m512 bias = two_blocks(w0, w1);
+    for (int j = 0; j < WIDE; j++) acc[j] = bias;
+    long left = (long)ox * sw - g->pad_left;
+    for (int ky = r->s->ky_lo; ky < r->s->ky_hi; ky++) {
+        const float *line = r->image + (size_t)(r->s->top + ky) * (size_t)g->in_w * c + cb;
+        size_t at = BLOCK * (1 + (size_t)ky * (size_t)kw);
+        __m512 wk[5];
+        FG_UNROLL
+        for (int kx = 0; kx < kw; kx++) wk[kx] = two_blocks(w0 + at + BLOCK * (size_t)kx, w1 + at + BLOCK * (size_t)kx);
+        FG_UNROLL
+        for (int col = 0; col < (WIDE - 1) * sw + kw; col++) {
+            long ix = left + col;
+            if (checked && (ix < 0 || ix >= g->in_w)) continue;
+            const float *p = line + (size_t)ix * c;
+            __m512 x = live >= 16 ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(lanes, p);
+            FG_UNROLL
+            for (int j = 0; j < WIDE; j++) {
+                int kx = col - j * sw;
+                if (kx >= 0 && kx < kw) acc[j] = _mm512_fmadd_ps(x, wk[kx], acc[j]);
+            }
+        }
+    }
+    const fg_conv_epilogue *e = r->e;
+    __m512 min1 = _mm512_set1_ps(e->min1), max1 = _mm512_set1_ps(e->max1);
+    __m512 min2 = _mm512_set1_ps(e->min2), max2 = _mm512_set1_ps(e->max2);
+    __m512 slope = _mm512_setzero_ps();
+    if (flags & FG_EPILOGUE_PRELU) slope = _mm512_maskz_loadu_ps(lanes, e->prelu_slopes + cb);
+    int stored = checked ? count : WIDE;
+    for (int j = 0; j < WIDE; j++) {
+        if (j >= stored) break;
+        size_t pixel = r->row_pixel + (size_t)ox + (size_t)j;
+        __m512 v = fg_finish16(flags, acc[j], pixel, cb, slope, e, min1, max1, min2, max2);
+        __m256i b = (__m256i)_mm512_cvtneps_pbh(v);
+        uint16_t *o = out16 + pixel * c + cb;
+        if (live >= 16) _mm256_storeu_si256((__m256i *)o, b);
+        else _mm256_mask_storeu_epi16(o, lanes, b);
+    }
+}
+
+FG_DW_BF16 __attribute__((always_inline)) static inline void rows_wide_bf16(const int flags, const int kw, const int sw, const float *input,
+                                                                            const fg_conv_geometry *g, const float *packed, uint16_t *out16,
+                                                                            const fg_conv_epilogue *e, size_t first, size_t end,
+                                                                            size_t c0, size_t c1) {
+    dw_row r = dw_row_of(g, packed, NULL, e, c0, c1);
+    for (size_t row = first; row < end; row++) {
+        row_span s = span_of(g, row);
+        dw_row_at(&r, &s, input, row);
+        for (int ox = 0; ox < g->out_w; ox += WIDE) {
+            int inner = ox >= s.inner_lo && ox + WIDE <= s.inner_hi;
+            int count = g->out_w - ox < WIDE ? g->out_w - ox : WIDE;
+            for (size_t cb = c0; cb < c1; cb += 2 * BLOCK) {
+                if (inner) tile_wide_bf16(flags, kw, sw, 0, &r, out16, ox, WIDE, cb);
+                else tile_wide_bf16(flags, kw, sw, 1, &r, out16, ox, count, cb);
+            }
+        }
+    }
+}
+
+FG_DW_BF16 static void dw_bf16(const float *input, const fg_conv_geometry *g, const float *packed, uint16_t *out16,
+                               const fg_conv_epilogue *e, size_t first, size_t end, size_t c0, size_t c1) {
+    int flags = fg_epilogue_flags(e);
+#define FG_DWB_3_1(F) rows_wide_bf16(F, 3, 1, input, g, packed, out16, e, first, end, c0, c1)
+#define FG_DWB_3_2(F) rows_wide_bf16(F, 3, 2, input, g, packed, out16, e, first, end, c0, c1)
+#define FG_DWB_5_1(F) rows_wide_bf16(F, 5, 1, input, g, packed, out16, e, first, end, c0, c1)
+#define FG_DWB_5_2(F) rows_wide_bf16(F, 5, 2, input, g, packed, out16, e, first, end, c0, c1)
+    if (g->kernel_w == 3 && g->stride_w == 1) { FG_EPILOGUE_DISPATCH(flags, FG_DWB_3_1) }
+    else if (g->kernel_w == 3) { FG_EPILOGUE_DISPATCH(flags, FG_DWB_3_2) }
+    else if (g->stride_w == 1) { FG_EPILOGUE_DISPATCH(flags, FG_DWB_5_1) }
+    else { FG_EPILOGUE_DISPATCH(flags, FG_DWB_5_2) }
+#undef FG_DWB_3_1
+#undef FG_DWB_3_2
+#undef FG_DWB_5_1
+#undef FG_DWB_5_2
+}
+
 FG_AVX2 __attribute__((always_inline)) static inline void rows_avx2(const int flags, const int kw, const int sw, const float *input,
                                                                     const fg_conv_geometry *g,
                                                                     const float *packed, float *out, const fg_conv_epilogue *e,
@@ -486,4 +585,31 @@ void fg_dwconv_part_channels(const float *input, const fg_conv_geometry *geometr
 void fg_dwconv_part(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
                     const fg_conv_epilogue *epilogue, size_t first, size_t end, int allow_simd) {
     fg_dwconv_part_channels(input, geometry, packed, out, epilogue, first, end, 0, SIZE_MAX, allow_simd);
+}
+
+int fg_dwconv_bf16_supported(const fg_conv_geometry *geometry) {
+#if FG_HAVE_AVX2_BUILD
+    const fg_conv_geometry *g = geometry;
+    return fg_avx512_level(1) == FG_AVX512_FULL && dw_has_bf16() && g->dilation_w == 1 && g->dilation_h == 1
+        && (g->stride_w == 1 || g->stride_w == 2) && (g->kernel_w == 3 || g->kernel_w == 5) && g->kernel_h > 0 && g->stride_h > 0
+        && g->batch > 0 && g->in_c > 0 && g->out_h > 0 && g->out_w > 0;
+#else
+    (void)geometry;
+    return 0;
+#endif
+}
+
+void fg_dwconv_part_bf16(const float *input, const fg_conv_geometry *geometry, const float *packed, uint16_t *out,
+                         const fg_conv_epilogue *epilogue, size_t first, size_t end, size_t first_block, size_t end_block) {
+    if (!fg_dwconv_bf16_supported(geometry)) return;
+#if FG_HAVE_AVX2_BUILD
+    size_t rows = fg_dwconv_rows(geometry), c = (size_t)geometry->in_c, blocks = fg_dwconv_blocks(geometry);
+    if (end > rows) end = rows;
+    if (end_block > blocks) end_block = blocks;
+    if (first >= end || first_block >= end_block) return;
+    size_t c0 = first_block * BLOCK, c1 = end_block * BLOCK < c ? end_block * BLOCK : c;
+    dw_bf16(input, geometry, packed, out, epilogue, first, end, c0, c1);
+#else
+    (void)input; (void)packed; (void)out; (void)epilogue; (void)first; (void)end; (void)first_block; (void)end_block;
+#endif
 }

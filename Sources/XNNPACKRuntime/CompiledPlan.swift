@@ -69,6 +69,7 @@ final class CompiledPlan {
                 int8Convolutions += 1
                 return convolution
             }
+            if bfloat16 && !int8 { groups = ConvolutionFusion.bfloat16HandOffs(in: groups, readers: GraphReaders(graph)) }
         }
         var groupAt: [Int: any OwnKernelGroup] = [:], inGroup = Set<Int>()
         for g in groups {

@@ -39,6 +39,13 @@ struct ConvolutionGroup {
     /// Runs with bfloat16 products (a dense convolution: `fg_bconv_part` for 1×1, else
     /// `fg_bconv_windows_part`; ``Predictor/Precision/bfloat16``, on the convolutions ``paysInInt8`` picks).
     var bfloat16 = false
+    /// A depthwise convolution that writes its output rounded to bfloat16 (`fg_dwconv_part_bf16`)
+    /// for the 1×1 convolution with bfloat16 products that alone reads it (``readsBFloat16``):
+    /// half the bytes, and no pass that rounds them (``ConvolutionFusion/bfloat16HandOffs(in:readers:)``).
+    var writesBFloat16 = false
+    /// A 1×1 convolution with bfloat16 products whose input rows are already bfloat16
+    /// (`fg_bconv_part_rounded`), written by the depthwise convolution before it.
+    var readsBFloat16 = false
 
     /// Whether ``Predictor/Precision/int8`` runs it in 8-bit integers: a dense convolution with at
     /// least `int8MinimumWeights` weights per window position (input × output channels). Smaller ones
@@ -73,6 +80,30 @@ struct ConvolutionGroup {
 
 /// Finds the convolutions of a graph that FrameGraph's own kernel runs, with what it can fuse.
 enum ConvolutionFusion {
+    /// `groups` with each depthwise convolution whose output only a 1×1 convolution with bfloat16
+    /// products reads handing that output over in bfloat16 (``ConvolutionGroup/writesBFloat16``,
+    /// ``ConvolutionGroup/readsBFloat16``): the values the 1×1 convolution multiplies are those it
+    /// would round itself, bit for bit. Only where this processor runs both kernels' AVX-512 BF16
+    /// builds (`fg_dwconv_bf16_supported`), and the 1×1 convolution has an even number of inputs.
+    static func bfloat16HandOffs(in groups: [any OwnKernelGroup], readers: GraphReaders) -> [any OwnKernelGroup] {
+        guard fg_bconv_has_simd() != 0 else { return groups }
+        var readerOf: [Int: Int] = [:]
+        for (i, g) in groups.enumerated() {
+            if let p = g as? ConvolutionGroup, p.bfloat16, !p.int8, p.isPointwise, p.geometry.in_c % 2 == 0 { readerOf[p.input] = i }
+        }
+        var result = groups
+        for (i, g) in groups.enumerated() {
+            guard var d = g as? ConvolutionGroup, d.kind == .depthwise, let j = readerOf[d.output], var p = result[j] as? ConvolutionGroup,
+                  readers.onlyConsumer(d.output) == p.convolution, p.residual != d.output,
+                  withUnsafePointer(to: d.geometry, { fg_dwconv_bf16_supported($0) }) != 0 else { continue }
+            d.writesBFloat16 = true
+            p.readsBFloat16 = true
+            result[i] = d
+            result[j] = p
+        }
+        return result
+    }
+
     /// Windows larger than this (values per output pixel) stay with XNNPACK: the kernel copies six
     /// windows at a time, and its weights panel should stay in the core's caches.
     static let largestWindow = 8192

@@ -193,7 +193,11 @@ final class ConvolutionKernel {
             }
             if let b = rounded {
                 let n = Int32(group.outputChannels), values = b.scratch + part * b.scratchCount
-                if group.isPointwise {
+                if group.readsBFloat16 {
+                    // The rows the depthwise convolution before left in bfloat16 (``ConvolutionGroup/writesBFloat16``).
+                    fg_bconv_part_rounded(UnsafePointer<UInt16>(OpaquePointer(input)), b.inputs, b.packed, b.biases, n, output, epilogue,
+                                          values, first, min(end, fg_conv_rows(geometry)), unit, unitEnd, 1)
+                } else if group.isPointwise {
                     fg_bconv_part(input, b.inputs, b.packed, b.biases, n, output, epilogue, values, first, min(end, fg_conv_rows(geometry)),
                                   unit, unitEnd, 1)
                 } else {
@@ -205,7 +209,12 @@ final class ConvolutionKernel {
             fg_conv_part_channels(input, geometry, packed, Int32(group.outputChannels), output, epilogue, scratch + part * scratchCount,
                                   first, end, unit, unitEnd, 1)
         case .depthwise:
-            fg_dwconv_part_channels(input, geometry, packed, output, epilogue, first, end, unit, unitEnd, 1)
+            if group.writesBFloat16 {
+                fg_dwconv_part_bf16(input, geometry, packed, UnsafeMutablePointer<UInt16>(OpaquePointer(output)), epilogue, first, end, unit,
+                                    unitEnd)
+            } else {
+                fg_dwconv_part_channels(input, geometry, packed, output, epilogue, first, end, unit, unitEnd, 1)
+            }
         }
     }
 }

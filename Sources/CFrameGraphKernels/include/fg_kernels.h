@@ -232,6 +232,12 @@ int fg_bconv_has_simd(void);
 void fg_bconv_part(const float *input, int k, const uint16_t *packed, const float *biases, int n, float *out,
                    const fg_conv_epilogue *epilogue, uint16_t *scratch, size_t first, size_t end, size_t first_panel, size_t end_panel,
                    int allow_simd);
+/// fg_bconv_part over rows already in bfloat16 (`input`: k values a row, k even; what
+/// fg_dwconv_part_bf16 writes): the same products and epilogue as fg_bconv_part of the float rows
+/// they round, bit for bit, without rounding them again. Nothing is done for an odd k.
+void fg_bconv_part_rounded(const uint16_t *input, int k, const uint16_t *packed, const float *biases, int n, float *out,
+                           const fg_conv_epilogue *epilogue, uint16_t *scratch, size_t first, size_t end, size_t first_panel,
+                           size_t end_panel, int allow_simd);
 /// fg_bconv_part for any dense convolution of `geometry` (k = kernel_h·kernel_w·in_c): each block's
 /// windows copied into `windows` (fg_bconv_window_floats(k) floats), zeros where they lie in the
 /// padding, then rounded and multiplied as fg_bconv_part's rows.
@@ -277,6 +283,15 @@ size_t fg_dwconv_blocks(const fg_conv_geometry *geometry);
 void fg_dwconv_part_channels(const float *input, const fg_conv_geometry *geometry, const float *packed, float *out,
                              const fg_conv_epilogue *epilogue, size_t first, size_t end, size_t first_block, size_t end_block,
                              int allow_simd);
+/// Whether fg_dwconv_part_bf16 runs `geometry` here: AVX-512 BF16 on a core with full-width AVX-512
+/// (fg_avx512_level 2), a 3- or 5-wide kernel moved by 1 or 2, no dilation.
+int fg_dwconv_bf16_supported(const fg_conv_geometry *geometry);
+/// fg_dwconv_part_channels with each result rounded to bfloat16 as fg_bf16_round rounds it and stored
+/// as such (`out`: pixels × in_c values), for a 1×1 convolution with bfloat16 products to read
+/// (fg_bconv_part_rounded) instead of rounding float rows itself; the values are those of the float
+/// kernel, rounded, bit for bit. Nothing is done unless fg_dwconv_bf16_supported(geometry).
+void fg_dwconv_part_bf16(const float *input, const fg_conv_geometry *geometry, const float *packed, uint16_t *out,
+                         const fg_conv_epilogue *epilogue, size_t first, size_t end, size_t first_block, size_t end_block);
 /// Input rows of the expanded tensor that a band of fg_banded_block_part holds when it may take
 /// about `budget_floats` floats: at least one depthwise window's rows, at most the input's.
 size_t fg_banded_block_band_rows(const fg_conv_geometry *dw, size_t budget_floats);
