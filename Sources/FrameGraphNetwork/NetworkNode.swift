@@ -77,9 +77,13 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing
     private let swaps = Atomic<Int>(0)
 
     /// The group's model compiled for 2 … ``WorkerGroup/batchLimit`` images (index: images − 2), on
-    /// the leader; empty: one prediction per frame. `batchBase`: the predictor of one image they
+    /// the leader; nil where the batch was not faster per image than single predictions (timed at
+    /// validation), empty: one prediction per frame. `batchBase`: the predictor of one image they
     /// were made beside (a member whose model was swapped since runs alone).
-    private var batchPredictors: [Predictor] = []
+    private var batchPredictors: [Predictor?] = []
+    /// Per batch size (index: images − 2): milliseconds per image of one batched prediction and of
+    /// single predictions, as timed at validation (lower quartiles), for the stats and the log.
+    public private(set) var batchTimings: [(images: Int, batched: Double, single: Double)] = []
     private var batchBase: Predictor?
 
     /// A model loaded and compiled off the worker, waiting for the next frame boundary.
@@ -228,22 +232,48 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing
     }
 
     /// The leader of a group with a batch limit over 1: the model compiled for each batch size, at
-    /// validation (before the run's clock starts). A model that takes no batch is said once and runs
-    /// one prediction per frame.
+    /// validation (before the run's clock starts), and kept only where one prediction of N images
+    /// takes less time than N predictions of one (timed here, alternated: on a CPU whose caches
+    /// hold one image's activations and not N, the batch can be slower). A model that takes no
+    /// batch is said once and runs one prediction per frame.
     private func compileBatches(beside predictor: Predictor) throws {
         guard modelLeader == nil, let limit = workerGroup?.batchLimit, limit > 1, batchBase !== predictor, let resolved = resolvedModel else { return }
         batchPredictors = []
+        batchTimings = []
         batchBase = predictor
         do {
             for images in 2...limit {
-                batchPredictors.append(try models.predictor(at: resolved.path, threads: options.threads, precision: options.precision.predictor,
-                                                            metalTensor: .init(precision: options.precision.metalTensorStorage, weights: options.weights),
-                                                            node: name, batch: images))
+                let batched = try models.predictor(at: resolved.path, threads: options.threads, precision: options.precision.predictor,
+                                                   metalTensor: .init(precision: options.precision.metalTensorStorage, weights: options.weights),
+                                                   node: name, batch: images)
+                let (batch, single) = try Self.timePerImage(batched: batched, single: predictor, images: images)
+                batchTimings.append((images, batch * 1000, single * 1000))
+                batchPredictors.append(batch < single ? batched : nil)
+            }
+            if let (images, batched, single) = batchTimings.last, batchPredictors.last ?? nil == nil {
+                warn(String(format: "node '%@': one prediction of %d images took %.3f ms per image, %d predictions of one %.3f ms (timed at the start): a turn of several frames runs one prediction per frame",
+                            name, images, batched, images, single))
             }
         } catch {
             batchPredictors = []
             warn("node '\(name)': the model takes no batch (\(error)); a turn of several frames runs one prediction per frame")
         }
+    }
+
+    /// Seconds per image of one prediction of `batched` (`images` images) and of `single`, each the
+    /// lower quartile of 8 turns, alternated (the host's noise only ever adds time).
+    private static func timePerImage(batched: Predictor, single: Predictor, images: Int) throws -> (batched: Double, single: Double) {
+        func seconds(_ body: () throws -> Void) rethrows -> Double {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        var b: [Double] = [], s: [Double] = []
+        for _ in 0..<8 {
+            b.append(try seconds { try batched.predict() } / Double(images))
+            s.append(try seconds { for _ in 0..<images { try single.predict() } } / Double(images))
+        }
+        return (b.sorted()[b.count / 4], s.sorted()[s.count / 4])
     }
 
     /// One worker turn: the members' prepared inputs side by side in the model compiled for that
@@ -253,14 +283,14 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing
     public func processBatch(_ items: [BatchItem], context: RunContext) throws -> [Frame?] {
         let owner = modelLeader ?? self
         let one = { try items.map { try $0.node.process($0.frame, prepared: $0.prepared, context: context) } }
-        guard items.count > 1, owner.batchPredictors.indices.contains(items.count - 2), let base = owner.batchBase else { return try one() }
+        guard items.count > 1, owner.batchPredictors.indices.contains(items.count - 2), let batched = owner.batchPredictors[items.count - 2],
+              let base = owner.batchBase else { return try one() }
         var members: [(node: NetworkNode, staged: PreparedInput)] = []
         for item in items {
             guard let node = item.node as? NetworkNode, let staged = item.prepared as? PreparedInput, node.predictor === base,
                   node.pendingSwap.withLock({ $0 == nil }) else { return try one() }
             members.append((node, staged))
         }
-        let batched = owner.batchPredictors[items.count - 2]
         let target = batched.input(0), per = base.input(0).count
         guard target.count == per * items.count,
               (0..<base.outputCount).allSatisfy({ batched.output($0).count == base.output($0).count * items.count }) else { return try one() }
