@@ -82,8 +82,11 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing
     /// were made beside (a member whose model was swapped since runs alone).
     private var batchPredictors: [Predictor?] = []
     /// Per batch size (index: images − 2): milliseconds per image of one batched prediction and of
-    /// single predictions, as timed at validation (lower quartiles), for the stats and the log.
+    /// single predictions, as timed at validation (lower quartiles; the log says them when the
+    /// batch is not kept).
     public private(set) var batchTimings: [(images: Int, batched: Double, single: Double)] = []
+    /// Tests: keep the compiled batches whatever the timing says (true), or never (false); nil: timed.
+    package var keepsBatches: Bool?
     private var batchBase: Predictor?
 
     /// A model loaded and compiled off the worker, waiting for the next frame boundary.
@@ -248,7 +251,7 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing
                                                    node: name, batch: images)
                 let (batch, single) = try Self.timePerImage(batched: batched, single: predictor, images: images)
                 batchTimings.append((images, batch * 1000, single * 1000))
-                batchPredictors.append(batch < single ? batched : nil)
+                batchPredictors.append(keepsBatches ?? (batch < single) ? batched : nil)
             }
             if let (images, batched, single) = batchTimings.last, batchPredictors.last ?? nil == nil {
                 warn(String(format: "node '%@': one prediction of %d images took %.3f ms per image, %d predictions of one %.3f ms (timed at the start): a turn of several frames runs one prediction per frame",
