@@ -321,6 +321,21 @@ public final class MediaReader {
         avformat_close_input(&format)
     }
 
+    /// Whether the end of the input was read: the frames ``nextFrame()`` still returns were decoded
+    /// already (held back by the decoder's reordering), none needs a packet.
+    public var isDraining: Bool { draining }
+
+    /// Reads the next video packet and hands it to the decoder without taking a frame out: the
+    /// decoding work of a later ``nextFrame()`` done now. A looping source calls it after a seek, once
+    /// per call that returns the end of the previous pass, so the first frame of the next one (which
+    /// needs as many packets as the decoder reorders, plus one) costs no burst. Call it at most as many
+    /// times as frames the decoder held back at the end (more could find it full); nothing once the
+    /// end is reached.
+    public func prime() throws {
+        guard let codec, let packet, !draining, !finished else { return }
+        try readPacket(codec: codec, packet: packet)
+    }
+
     /// Seeks to the keyframe at or before `seconds`; frames before `seconds` are then skipped by the caller.
     public func seek(to seconds: Double) throws {
         let ticks = seconds / av_q2d(avTimeBase)

@@ -157,6 +157,13 @@ final class OutputTicker: @unchecked Sendable {
             }
             let time = context.startTime + (Double(k) + phase) * period
             context.clock.sleep(until: time, lane: lane.id)
+            if context.options.tickPhaseFollowsDelay && followedDelay == nil && presentation.current != nil {
+                // The first D became known while this clock slept towards a tick at the phase before
+                // it: ticking there could write the first frame at the old phase and then jump to the
+                // new one, a gap of more than a period in which the second frame falls due and is
+                // replaced (dropped late). Time this tick again with D first.
+                continue
+            }
             context.stopIfPastDuration()
             let finished = upstreamFinished()
             for inbox in inboxes { inbox.tick(k, at: time, lane: lane) }

@@ -135,9 +135,12 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
     private let context: RunContext
     /// Newest frame per port (newest policy), or frames waiting for their partners (same policy).
     private var newest: [Frame?]
-    /// Newest policy: the frame on port 0 that came before any result on the other ports (the run's
-    /// start), kept until the first results arrive.
-    private var heldFirst: Frame?
+    /// Newest policy: the frames on port 0 that came before any result on the other ports (the run's
+    /// start, while the first prediction runs), oldest first, kept until the first results arrive.
+    private var heldFirst: [Frame] = []
+    /// Most frames ``heldFirst`` keeps: as many as a clocked sink can hold (a frame older than those
+    /// could not make its tick any more); an older one is dropped late.
+    private let heldFirstBound: Int
     private var waiting: [[Frame]]
     /// Frames kept per port while waiting for partners (same policy); older ones are dropped late.
     private let maxWaiting = 8
@@ -157,18 +160,21 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
         call = NodeCall(node: composite, context: context)
         policy = composite.pairing ?? (context.mode == .live ? .newest : .sameFrame)
         holdsSenders = context.mode == .offline
+        heldFirstBound = context.presentation.queueBound
         newest = Array(repeating: nil, count: composite.inputPorts.count)
         waiting = Array(repeating: [], count: composite.inputPorts.count)
     }
 
     func accept(_ frame: Frame, port: Int, lane: Lane) {
         composite.counters.update { $0.received += 1 }
-        guard let group = pair(frame, port: port) else { return }
+        let groups = pair(frame, port: port)
+        guard !groups.isEmpty else { return }
         guard let worker else {
-            combine(group, lane: lane)
+            for group in groups { combine(group, lane: lane) }
             return
         }
-        switch worker.submit(tag: frame.sequence, { [self] in combine(group, lane: worker.lane) }) {
+        // Several groups (the frames that waited for the first result): one job, in order.
+        switch worker.submit(tag: groups[groups.count - 1][0].sequence, { [self] in for group in groups { combine(group, lane: worker.lane) } }) {
         case .accepted, .waiting:
             break
         case .displaced(let sequence):
@@ -184,8 +190,9 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
         }
     }
 
-    /// The frames to combine now, if `frame`'s arrival completes a group.
-    private func pair(_ frame: Frame, port: Int) -> [Frame]? {
+    /// The groups of frames to combine now, in order: one when `frame`'s arrival completes a group,
+    /// several when the first result releases the frames that waited for it, none otherwise.
+    private func pair(_ frame: Frame, port: Int) -> [[Frame]] {
         lock.lock()
         defer { lock.unlock() }
         switch policy {
@@ -193,20 +200,25 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
             newest[port] = frame
             let complete = !newest.contains { $0 == nil }
             guard port == 0 else {
-                // A result arrived: a first frame held for want of one pairs now (with its own result,
-                // usually: the first frame the network sees is the first one captured).
-                guard complete, let held = heldFirst else { return nil }
-                heldFirst = nil
-                return group(newest.compactMap { $0 }, replacingFirstWith: held)
+                // A result arrived: the first frames held for want of one pair now, in order (the first
+                // with its own result, usually: the first frame the network sees is the first captured).
+                guard complete, !heldFirst.isEmpty else { return [] }
+                defer { heldFirst = [] }
+                return heldFirst.map { group(newest.compactMap { $0 }, replacingFirstWith: $0) }
             }
             guard complete else {
-                // Nothing to pair with yet (the run's first frames, before any result): the newest
-                // frame waits for the first result instead of being lost; one it replaces was not shown.
-                if heldFirst != nil { composite.counters.update { $0.droppedLate += 1 } }
-                heldFirst = frame
-                return nil
+                // Nothing to pair with yet (the run's first frames, before any result): the frames wait
+                // for the first result instead of being lost — at the start of a run of many streams
+                // the first prediction of each can take longer than a period (the streams' first
+                // frames queue for the shared network). Only beyond what a sink can hold is one dropped.
+                heldFirst.append(frame)
+                if heldFirst.count > heldFirstBound {
+                    heldFirst.removeFirst()
+                    composite.counters.update { $0.droppedLate += 1 }
+                }
+                return []
             }
-            return group(newest.compactMap { $0 }, replacingFirstWith: frame)
+            return [group(newest.compactMap { $0 }, replacingFirstWith: frame)]
         case .sameFrame:
             // Offline, a full list waits for partners instead of dropping (the other ports' senders
             // run on their own threads and will deliver), unless none can come any more.
@@ -226,7 +238,7 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
             }
             var group: [Frame] = []
             for p in waiting.indices {
-                guard let match = waiting[p].first(where: { $0.sequence == frame.sequence }) else { return nil }
+                guard let match = waiting[p].first(where: { $0.sequence == frame.sequence }) else { return [] }
                 group.append(match)
             }
             // Complete: forget this frame and anything older on every port (wakes held senders).
@@ -235,7 +247,7 @@ final class CompositeInbox: Inbox, @unchecked Sendable {
                 if stale > 0 { composite.counters.update { $0.droppedLate += stale } }
                 waiting[p].removeAll { $0.sequence <= frame.sequence }
             }
-            return group
+            return [group]
         }
     }
 }
@@ -255,13 +267,14 @@ extension CompositeInbox {
         return ports
     }
 
-    /// At the end of a run: a first frame still waiting for a result (none ever came) was not shown.
+    /// At the end of a run: first frames still waiting for a result (none ever came) were not shown.
     func countUnpaired() {
         lock.lock()
         defer { lock.unlock() }
-        if heldFirst != nil {
-            heldFirst = nil
-            composite.counters.update { $0.droppedLate += 1 }
+        if !heldFirst.isEmpty {
+            let unpaired = heldFirst.count
+            heldFirst = []
+            composite.counters.update { $0.droppedLate += unpaired }
         }
     }
 

@@ -46,6 +46,13 @@ public final class FileSource: SourceNode, @unchecked Sendable {
     private var framesThisPass = 0
     /// Where each pass starts (for the sound of a looping file).
     private let passes = LoopPasses()
+    /// Looping: the last frames of a pass, taken out of the decoder at its end so that the next pass
+    /// could start at once; returned one a call, each call decoding one packet of the next pass.
+    private var passEnd: [Frame] = []
+    /// Packets of the next pass still to decode ahead (one a call while ``passEnd`` lasts).
+    private var primes = 0
+    /// An error met while taking the end of a pass out early, thrown once its frames are returned.
+    private var deferredError: (any Error)?
 
     public init(name: String = "source", path: String, options: Options = Options()) {
         self.path = path
@@ -141,31 +148,76 @@ public final class FileSource: SourceNode, @unchecked Sendable {
 
     override public func nextFrame(context: RunContext) throws -> Frame? {
         guard let reader else { return nil }
+        if !passEnd.isEmpty {
+            try primeNextPass(reader)
+            return passEnd.removeFirst()
+        }
+        if let error = deferredError {
+            deferredError = nil
+            throw error
+        }
         while true {
-            if var frame = try reader.nextFrame() {
-                let t = frame.mediaTime
-                if t < options.start - 1e-6 { continue }  // decoded on the way to the start point
-                let windowEnded = options.duration.map { t - options.start >= $0 - 1e-6 } ?? false
-                if !windowEnded {
-                    frame.mediaTime = loopOffset + (t - options.start)
-                    lastMediaTime = frame.mediaTime
-                    framesThisPass += 1
-                    return frame
+            if let frame = try reader.nextFrame() {
+                if frame.mediaTime < options.start - 1e-6 { continue }  // decoded on the way to the start point
+                if let stamped = stamp(frame) {
+                    if options.loop && reader.isDraining { takePassEnd(reader) }
+                    return stamped
                 }
             }
             // End of the file or of the duration window: stop, or start the next pass.
             guard options.loop, framesThisPass > 0 else { return nil }
-            // The next pass starts one pass later: at a constant rate exactly frames / rate (timestamps
-            // rounded to milliseconds would otherwise drift against the output clock, pass by pass).
-            if reader.constantRate && reader.frameRate > 0 {
-                loopOffset += Double(framesThisPass) / reader.frameRate
-            } else {
-                loopOffset = lastMediaTime + (reader.frameRate > 0 ? 1 / reader.frameRate : 1.0 / 30)
-            }
-            framesThisPass = 0
-            passes.begin(at: loopOffset)
-            try reader.seek(to: options.start)
+            try startNextPass(reader)
         }
+    }
+
+    /// `frame` with its time in the run (passes one after the other), counted in this pass; nil when
+    /// it is past the duration window.
+    private func stamp(_ frame: Frame) -> Frame? {
+        let t = frame.mediaTime
+        if let duration = options.duration, t - options.start >= duration - 1e-6 { return nil }
+        var frame = frame
+        frame.mediaTime = loopOffset + (t - options.start)
+        lastMediaTime = frame.mediaTime
+        framesThisPass += 1
+        return frame
+    }
+
+    /// The next pass starts one pass later: at a constant rate exactly frames / rate (timestamps
+    /// rounded to milliseconds would otherwise drift against the output clock, pass by pass).
+    private func startNextPass(_ reader: MediaReader) throws {
+        if reader.constantRate && reader.frameRate > 0 {
+            loopOffset += Double(framesThisPass) / reader.frameRate
+        } else {
+            loopOffset = lastMediaTime + (reader.frameRate > 0 ? 1 / reader.frameRate : 1.0 / 30)
+        }
+        framesThisPass = 0
+        passes.begin(at: loopOffset)
+        try reader.seek(to: options.start)
+    }
+
+    /// At the end of a looping file (the decoder draining): the frames it still holds come out now,
+    /// the next pass starts, and its first packets are decoded one a call while those frames are
+    /// returned — instead of all at the call after the last frame (with B-frames the first picture
+    /// of a pass needs three packets: a burst that, with many looping streams at once, made the
+    /// last frame of the pass miss its tick).
+    private func takePassEnd(_ reader: MediaReader) {
+        do {
+            while let frame = try reader.nextFrame() {
+                if let stamped = stamp(frame) { passEnd.append(stamped) }
+            }
+            try startNextPass(reader)
+            primes = passEnd.count + 1
+            try primeNextPass(reader)
+        } catch {
+            primes = 0
+            deferredError = error
+        }
+    }
+
+    private func primeNextPass(_ reader: MediaReader) throws {
+        guard primes > 0 else { return }
+        primes -= 1
+        try reader.prime()
     }
 }
 

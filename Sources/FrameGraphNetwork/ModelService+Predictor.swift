@@ -8,15 +8,17 @@ extension ModelService {
     /// limits (once per file, shared), compiled for `threads`, and warmed up with one prediction (so
     /// that the first real frame does not pay for first-touch memory). Model errors name `node`.
     /// `outputs` keeps only the outputs it accepts (and the operations they need:
-    /// ``NeuralGraph/keepingOutputs(where:)``); default all.
+    /// ``NeuralGraph/keepingOutputs(where:)``); default all. `batch` > 1: the graph with its batch
+    /// dimension set to that many images (``NeuralGraph/batched(_:)``; throws when it takes none).
     public func predictor(at path: String, threads: Int, precision: Predictor.Precision = .float32,
                           metalTensor: MetalTensorImporter.Options = .init(), node: String,
-                          outputs: ((TensorValue) -> Bool)? = nil) throws -> Predictor {
+                          outputs: ((TensorValue) -> Bool)? = nil, batch: Int = 1) throws -> Predictor {
         do {
             var metalTensor = metalTensor
             metalTensor.weights = try metalTensor.weights.map { try locate($0, what: "weights file") }  // a pipeline's paths are relative to it
             var g = try graph(at: path, metalTensor: metalTensor)
             if let outputs { g = g.keepingOutputs(where: outputs) }
+            if batch > 1 { g = try g.batched(batch) }
             let p = try Predictor(graph: g, options: .init(threads: threads, precision: precision))
             try p.predict()
             return p

@@ -76,6 +76,19 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing
     private var negotiatedInput: FrameDescription?
     private let swaps = Atomic<Int>(0)
 
+    /// The group's model compiled for 2 … ``WorkerGroup/batchLimit`` images (index: images − 2), on
+    /// the leader; nil where the batch was not faster per image than single predictions (timed at
+    /// validation), empty: one prediction per frame. `batchBase`: the predictor of one image they
+    /// were made beside (a member whose model was swapped since runs alone).
+    private var batchPredictors: [Predictor?] = []
+    /// Per batch size (index: images − 2): milliseconds per image of one batched prediction and of
+    /// single predictions, as timed at validation (lower quartiles; the log says them when the
+    /// batch is not kept).
+    public private(set) var batchTimings: [(images: Int, batched: Double, single: Double)] = []
+    /// Tests: keep the compiled batches whatever the timing says (true), or never (false); nil: timed.
+    package var keepsBatches: Bool?
+    private var batchBase: Predictor?
+
     /// A model loaded and compiled off the worker, waiting for the next frame boundary.
     private struct PendingSwap: @unchecked Sendable {
         var predictor: Predictor
@@ -97,9 +110,10 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing
 
     /// Runs this node on `group`'s worker with `leader`'s predictor: the model is loaded and compiled
     /// once for every stream. Each member keeps its own input preparation and decoder (a decoder's
-    /// smoothing is per stream). A turn of several frames runs one prediction per frame (the runtime
-    /// compiles a model for its own batch dimension, 1 for the MediaPipe models): the default
-    /// ``WorkerSharing/processBatch(_:context:)``.
+    /// smoothing is per stream). With a ``WorkerGroup/batchLimit`` over 1 the leader also compiles
+    /// the model for batches of 2 … limit images (``NeuralGraph/batched(_:)``), and a turn of several
+    /// frames runs as one prediction (``processBatch(_:context:)``); a model that takes no batch runs
+    /// one prediction per frame.
     public func join(_ group: WorkerGroup, leader: NetworkNode) {
         workerGroup = group
         modelLeader = leader === self ? nil : leader
@@ -215,7 +229,87 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing
         input = ModelInput(width: info.shape[2], height: info.shape[1], channels: info.shape[3], content: options.input,
                            normalization: normalization, fit: isMetalTensor && options.fit == .stretch ? .pixelCentres : options.fit)
         let outputs = (0..<predictor.outputCount).map { (predictor.outputInfo($0).name, predictor.outputInfo($0).shape) }
-        return try decoder.negotiate(outputs: outputs, input: frame, node: name)
+        let description = try decoder.negotiate(outputs: outputs, input: frame, node: name)
+        try compileBatches(beside: predictor)
+        return description
+    }
+
+    /// The leader of a group with a batch limit over 1: the model compiled for each batch size, at
+    /// validation (before the run's clock starts), and kept only where one prediction of N images
+    /// takes less time than N predictions of one (timed here, alternated: on a CPU whose caches
+    /// hold one image's activations and not N, the batch can be slower). A model that takes no
+    /// batch is said once and runs one prediction per frame.
+    private func compileBatches(beside predictor: Predictor) throws {
+        guard modelLeader == nil, let limit = workerGroup?.batchLimit, limit > 1, batchBase !== predictor, let resolved = resolvedModel else { return }
+        batchPredictors = []
+        batchTimings = []
+        batchBase = predictor
+        do {
+            for images in 2...limit {
+                let batched = try models.predictor(at: resolved.path, threads: options.threads, precision: options.precision.predictor,
+                                                   metalTensor: .init(precision: options.precision.metalTensorStorage, weights: options.weights),
+                                                   node: name, batch: images)
+                let (batch, single) = try Self.timePerImage(batched: batched, single: predictor, images: images)
+                batchTimings.append((images, batch * 1000, single * 1000))
+                batchPredictors.append(keepsBatches ?? (batch < single) ? batched : nil)
+            }
+            if let (images, batched, single) = batchTimings.last, batchPredictors.last ?? nil == nil {
+                warn(String(format: "node '%@': one prediction of %d images took %.3f ms per image, %d predictions of one %.3f ms (timed at the start): a turn of several frames runs one prediction per frame",
+                            name, images, batched, images, single))
+            }
+        } catch {
+            batchPredictors = []
+            warn("node '\(name)': the model takes no batch (\(error)); a turn of several frames runs one prediction per frame")
+        }
+    }
+
+    /// Seconds per image of one prediction of `batched` (`images` images) and of `single`, each the
+    /// lower quartile of 8 turns, alternated (the host's noise only ever adds time).
+    private static func timePerImage(batched: Predictor, single: Predictor, images: Int) throws -> (batched: Double, single: Double) {
+        func seconds(_ body: () throws -> Void) rethrows -> Double {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        var b: [Double] = [], s: [Double] = []
+        for _ in 0..<8 {
+            b.append(try seconds { try batched.predict() } / Double(images))
+            s.append(try seconds { for _ in 0..<images { try single.predict() } } / Double(images))
+        }
+        return (b.sorted()[b.count / 4], s.sorted()[s.count / 4])
+    }
+
+    /// One worker turn: the members' prepared inputs side by side in the model compiled for that
+    /// many images, one prediction, then each member's decoder on its image's slice of the outputs
+    /// (copied into the predictor of one image, which the decoders read). Falls back to one
+    /// prediction per frame when no batch was compiled, or a member's model was swapped.
+    public func processBatch(_ items: [BatchItem], context: RunContext) throws -> [Frame?] {
+        let owner = modelLeader ?? self
+        let one = { try items.map { try $0.node.process($0.frame, prepared: $0.prepared, context: context) } }
+        guard items.count > 1, owner.batchPredictors.indices.contains(items.count - 2), let batched = owner.batchPredictors[items.count - 2],
+              let base = owner.batchBase else { return try one() }
+        var members: [(node: NetworkNode, staged: PreparedInput)] = []
+        for item in items {
+            guard let node = item.node as? NetworkNode, let staged = item.prepared as? PreparedInput, node.predictor === base,
+                  node.pendingSwap.withLock({ $0 == nil }) else { return try one() }
+            members.append((node, staged))
+        }
+        let target = batched.input(0), per = base.input(0).count
+        guard target.count == per * items.count,
+              (0..<base.outputCount).allSatisfy({ batched.output($0).count == base.output($0).count * items.count }) else { return try one() }
+        for (k, member) in members.enumerated() {
+            (target.pointer + k * per).update(from: member.staged.values, count: min(member.staged.count, per))
+        }
+        try batched.predict()
+        var outputs: [Frame?] = []
+        for (k, member) in members.enumerated() {
+            for i in 0..<base.outputCount {
+                let out = base.output(i)
+                out.pointer.update(from: batched.output(i).pointer + k * out.count, count: out.count)
+            }
+            outputs.append(try member.node.decode(base, for: items[k].frame))
+        }
+        return outputs
     }
 
     private func loadPredictor() throws -> Predictor {
@@ -281,6 +375,11 @@ public final class NetworkNode: FilterNode, HotSwappableModelUser, WorkerSharing
 
     private func predictAndDecode(_ predictor: Predictor, for frame: Frame) throws -> Frame? {
         try predictor.predict()
+        return try decode(predictor, for: frame)
+    }
+
+    /// The node's output from `predictor`'s outputs (non-finite values zeroed first).
+    private func decode(_ predictor: Predictor, for frame: Frame) throws -> Frame? {
         if replaceNonFinite(in: predictor) { counters.update { $0.nonFinite += 1 } }
         var out = try decoder.decode(predictor, for: frame)
         if let input, input.fit == .letterbox, let results = out?.results {

@@ -14,7 +14,7 @@ extension RunOptionSpec {
     public static let all: [RunOptionSpec] = [
         RunOptionSpec("input", .text("PATH"), "replace the path of the pipeline's file source (a video, photo or image sequence); given again, one stream per input in one process (docs/PIPELINES.md)", short: "i", repeatable: true),
         RunOptionSpec("inputs", .text("FILE"), "more streams: a list of inputs, one path per line (# comments), as --input given once per line"),
-        RunOptionSpec("batch", .integer(1...64), default: "1", "several streams: most frames of different streams a shared network worker runs in one turn"),
+        RunOptionSpec("batch", .integer(1...64), default: "1", "several streams: most frames of different streams a shared network worker runs in one turn (as one prediction where the model takes a batch and that is faster)"),
         RunOptionSpec("frame-budget", .integer(1...100_000), "several streams, live: the most frames waiting for or running on the shared network workers at once, all streams together (more are dropped-busy; default one per stream)"),
         RunOptionSpec("output", .text("PATH"), "replace the path of the pipeline's first encode/png sink (a run writes only what it is told); several streams: a path with {stream}, or a folder", short: "o"),
         RunOptionSpec("mode", .choice(["live", "offline"]), default: "offline",

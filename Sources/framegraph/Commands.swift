@@ -83,6 +83,8 @@ enum Commands {
                     summary: "load and compile time, median/p95 prediction time, time per operation type, the slowest stages",
                     options: [CommandOption("runs", .integer(1...1_000_000), default: "200", "timed predictions"),
                               CommandOption("warmup", .integer(0...1_000_000), default: "20", "untimed predictions first"),
+                              CommandOption("batch", .integer(1...64), default: "1",
+                                            "images per prediction (the model's batch dimension set to N; times also per image)"),
                               threads,
                               CommandOption("conv-kernels", .choice(["auto", "own", "xnnpack"]), default: "auto",
                                             "who runs the convolutions (auto: both timed at compile time, the faster kept)"),

@@ -87,7 +87,8 @@ struct ModelCommand {
             try run(graph, path: path, reference: words[2], threads: threads)
             return 0
         }
-        print(try bench(graph, path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, stages: stages,
+        let batch = arguments.integer("batch")
+        print(try bench(try graph.batched(batch), path: path, loadSeconds: loadSeconds, runs: runs, warmup: warmup, stages: stages,
                         options: Predictor.Options(threads: threads, convolutions: convolutions,
                                                    precision: try precision().predictor)))
         return 0
@@ -408,6 +409,9 @@ struct ModelCommand {
                             Double(middle.shared) / 1_048_576, Double(middle.unshared) / 1_048_576))
         lines.append(String(format: "  prediction over %d runs: median %.3f ms, p95 %.3f ms, min %.3f ms, max %.3f ms",
                             runs, pct(0.5), pct(0.95), times[0], times[times.count - 1]))
+        if let batch = graph.inputs.first.flatMap({ graph.tensors[$0].shape.first }), batch > 1 {
+            lines.append(String(format: "  batch of %d images: median %.3f ms per image", batch, pct(0.5) / Double(batch)))
+        }
         lines.append(String(format: "  time per operation type (one stage per operation, fusion across operations off; sum of medians %.3f ms):",
                             median(totals)))
         let rows = byType.map { ($0.key, median($0.value)) }.sorted { $0.1 > $1.1 }
