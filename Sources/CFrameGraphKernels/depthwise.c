@@ -304,18 +304,15 @@ FG_AVX2 __attribute__((always_inline)) static inline void tiles(const int flags,
     if (cb < r->c1) tile(flags, kw, 1, 1, checked, r, ox, count, cb);
 }
 
-/// tile_wide on sixteen channels from cb in AVX-512F registers (two blocks of the packing; with
-/// `masked`, the first `have` of them only, more than 8, so both blocks exist): the same
-/// multiply-adds in the same order, the epilogue fg_finish16, bit for bit. On a core with
-/// full-width 512-bit units this is twice the work per instruction.
-FG_AVX512 __attribute__((always_inline)) static inline void tile_wide512(const int flags, const int kw, const int sw, const int masked,
-                                                                         const int checked, const dw_row *r, int ox, int count,
-                                                                         size_t cb) {
+/// The sums of tile_wide512 for sixteen channels from cb (weights `w0`, and `w1` for the second
+/// block), WIDE output pixels from ox into `acc`: the bias, then each kernel row and column in
+/// order (with `masked`, only `lanes` of the input are read). Shared by the float and the bfloat16
+/// tiles, so both give the same sums bit for bit.
+FG_AVX512 __attribute__((always_inline)) static inline void accumulate_wide512(const int kw, const int sw, const int masked, const int checked,
+                                                                               const dw_row *r, int ox, size_t cb, const float *w0,
+                                                                               const float *w1, __mmask16 lanes, __m512 acc[WIDE]) {
     const fg_conv_geometry *g = r->g;
     size_t c = r->c;
-    __mmask16 lanes = masked ? fg_lanes16((long)c - (long)cb) : (__mmask16)0xFFFF;
-    const float *w0 = r->packed + (cb / BLOCK) * r->bsize, *w1 = w0 + r->bsize;
-    __m512 acc[WIDE];
     __m512 bias = two_blocks(w0, w1);
     for (int j = 0; j < WIDE; j++) acc[j] = bias;
     long left = (long)ox * sw - g->pad_left;
@@ -338,6 +335,20 @@ FG_AVX512 __attribute__((always_inline)) static inline void tile_wide512(const i
             }
         }
     }
+}
+
+/// tile_wide on sixteen channels from cb in AVX-512F registers (two blocks of the packing; with
+/// `masked`, the first `have` of them only, more than 8, so both blocks exist): the same
+/// multiply-adds in the same order, the epilogue fg_finish16, bit for bit. On a core with
+/// full-width 512-bit units this is twice the work per instruction.
+FG_AVX512 __attribute__((always_inline)) static inline void tile_wide512(const int flags, const int kw, const int sw, const int masked,
+                                                                         const int checked, const dw_row *r, int ox, int count,
+                                                                         size_t cb) {
+    size_t c = r->c;
+    __mmask16 lanes = masked ? fg_lanes16((long)c - (long)cb) : (__mmask16)0xFFFF;
+    const float *w0 = r->packed + (cb / BLOCK) * r->bsize, *w1 = w0 + r->bsize;
+    __m512 acc[WIDE];
+    accumulate_wide512(kw, sw, masked, checked, r, ox, cb, w0, w1, lanes, acc);
     FINISH_TILE512(flags, checked ? count : WIDE, acc, r->row_pixel + (size_t)ox, cb, c, r->out, r->e);
 }
 
@@ -415,34 +426,12 @@ static int dw_has_bf16(void) {
 FG_DW_BF16 __attribute__((always_inline)) static inline void tile_wide_bf16(const int flags, const int kw, const int sw, const int checked,
                                                                             const dw_row *r, uint16_t *out16, int ox, int count,
                                                                             size_t cb) {
-    const fg_conv_geometry *g = r->g;
     size_t c = r->c;
     long live = (long)r->c1 - (long)cb;
     __mmask16 lanes = fg_lanes16(live);
     const float *w0 = r->packed + (cb / BLOCK) * r->bsize, *w1 = live > BLOCK ? w0 + r->bsize : w0;
     __m512 acc[WIDE];
-    __m512 bias = two_blocks(w0, w1);
-    for (int j = 0; j < WIDE; j++) acc[j] = bias;
-    long left = (long)ox * sw - g->pad_left;
-    for (int ky = r->s->ky_lo; ky < r->s->ky_hi; ky++) {
-        const float *line = r->image + (size_t)(r->s->top + ky) * (size_t)g->in_w * c + cb;
-        size_t at = BLOCK * (1 + (size_t)ky * (size_t)kw);
-        __m512 wk[5];
-        FG_UNROLL
-        for (int kx = 0; kx < kw; kx++) wk[kx] = two_blocks(w0 + at + BLOCK * (size_t)kx, w1 + at + BLOCK * (size_t)kx);
-        FG_UNROLL
-        for (int col = 0; col < (WIDE - 1) * sw + kw; col++) {
-            long ix = left + col;
-            if (checked && (ix < 0 || ix >= g->in_w)) continue;
-            const float *p = line + (size_t)ix * c;
-            __m512 x = live >= 16 ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(lanes, p);
-            FG_UNROLL
-            for (int j = 0; j < WIDE; j++) {
-                int kx = col - j * sw;
-                if (kx >= 0 && kx < kw) acc[j] = _mm512_fmadd_ps(x, wk[kx], acc[j]);
-            }
-        }
-    }
+    accumulate_wide512(kw, sw, live < 16, checked, r, ox, cb, w0, w1, lanes, acc);
     const fg_conv_epilogue *e = r->e;
     __m512 min1 = _mm512_set1_ps(e->min1), max1 = _mm512_set1_ps(e->max1);
     __m512 min2 = _mm512_set1_ps(e->min2), max2 = _mm512_set1_ps(e->max2);
