@@ -73,7 +73,7 @@ final class ItemQueue: @unchecked Sendable {
     private var ended = false
     private var dropped = 0
     private var delivered = 0
-    private var readerWaits = 0
+    private var readerWakeups = 0
     /// Converts an item's frame to RGB when the reader asks for it; nil: results only (items keep
     /// no frame).
     let converter: RGBConverter?
@@ -163,8 +163,8 @@ final class ItemQueue: @unchecked Sendable {
         if readyCount == 0 && !ended {
             let deadline = Date(timeIntervalSinceNow: max(0, timeout))
             while readyCount < wakeReaderAt && !ended {
-                readerWaits += 1
                 if !condition.wait(until: deadline) { break }
+                readerWakeups += 1
             }
         }
         guard readyCount > 0 else { return ended ? .end : .timeout }
@@ -174,12 +174,12 @@ final class ItemQueue: @unchecked Sendable {
         return .item(item)
     }
 
-    /// Items handed to the reader, items dropped because it was behind (live), and the times the
-    /// reader found too few items and went to sleep, so far.
-    var counts: (delivered: Int, dropped: Int, readerWaits: Int) {
+    /// Items handed to the reader, items dropped because it was behind (live), and the times a
+    /// sleeping reader was woken by the engine (not by its own wait running out), so far.
+    var counts: (delivered: Int, dropped: Int, readerWakeups: Int) {
         condition.lock()
         defer { condition.unlock() }
-        return (delivered, dropped, readerWaits)
+        return (delivered, dropped, readerWakeups)
     }
 
     /// Offline: moves every pending frame of lane `l` whose results are all in (in order) to the

@@ -212,7 +212,7 @@ final class RunSession: @unchecked Sendable {
         var object = try JSONSerialization.jsonObject(with: try report.json()) as? [String: Any] ?? [:]
         let counts = queue.counts
         var program: [String: Any] = ["itemsDelivered": counts.delivered, "itemsDropped": counts.dropped,
-                                      "readerWaits": counts.readerWaits, "rgbBuffersMade": queue.converter?.buffersMade ?? 0, "ended": ran]
+                                      "readerWakeups": counts.readerWakeups, "rgbBuffersMade": queue.converter?.buffersMade ?? 0, "ended": ran]
         if let servedAt { program["served"] = servedAt }
         object["program"] = program
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
