@@ -201,10 +201,11 @@ struct LiveCameraTests {
         // While it was away, ticks repeated the last frame: the output kept its rate.
         let s = try #require(r.stats)
         #expect(s.duplicated >= 15 && Double(s.framesOut) > s.elapsedSeconds * 30 * 0.85)
-        // The camera's connection counters, as a network stream's: one loss, one return, the gap (0.8 s unplugged).
+        // The camera's connection counters, as a network stream's: one loss, one return, and the gap:
+        // at least the 0.8 s the emulated camera stays unplugged, within the run.
         let connection = try #require(s.nodes.first { $0.kind == "camera" }?.connection, "no connection counters for the camera")
         #expect(connection.reconnects == 1 && connection.drops + connection.stalls == 1, "\(connection)")
-        #expect(connection.secondsWithoutSignal > 0.5 && connection.secondsWithoutSignal < 3.5, "\(connection)")
+        #expect(connection.secondsWithoutSignal >= 0.75 && connection.secondsWithoutSignal < s.elapsedSeconds, "\(connection), run \(s.elapsedSeconds) s")
         #expect(connection.lastLoss?.contains("was disconnected") == true, "\(connection)")
     }
 
