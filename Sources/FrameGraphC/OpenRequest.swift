@@ -239,7 +239,7 @@ private struct RequestValues: RunOptionValues {
     func number(_ name: String) -> Double? { request.number(key(name)) }
     func integer(_ name: String) -> Int? { request.integer(key(name)) }
     func spelling(_ name: String) -> String { key(name) }
-    private func key(_ name: String) -> String { name.replacingOccurrences(of: "-", with: "_") }
+    private func key(_ name: String) -> String { RunOptionSpec.key(forName: name) }
 }
 
 extension OpenRequest.Option.Kind {

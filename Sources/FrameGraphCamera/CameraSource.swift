@@ -36,8 +36,6 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
         public var skippedForNewer = 0
         /// Frames the driver flagged as damaged or that could not be converted.
         public var damaged = 0
-        /// Times the camera came back after a disconnect.
-        public var reconnects = 0
         /// All frames dropped before leaving the source (the node's `droppedAtSource`).
         public var droppedAtSource: Int { lostAtDriver + skippedForNewer + damaged }
     }
@@ -46,7 +44,7 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
 
     /// What the driver granted (valid after ``start(context:)``).
     public private(set) var configuration: CameraConfiguration?
-    /// Counts so far (safe to read from any thread).
+    /// Counts so far (safe to read from any thread); losses and reconnects are in ``connection``.
     public var statistics: Statistics { stats.withLock { $0 } }
 
     /// How long one wait for a frame lasts before the stop flag is checked again, in seconds.
@@ -103,9 +101,9 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
     override public var connection: ConnectionCounters? { counters_ }
 
     override public var deviceSummary: String? {
-        let s = statistics
+        let s = statistics, reconnects = counters_.snapshot.reconnects
         return "camera \(settings.path): \(s.frames) frames, dropped at source \(s.droppedAtSource) (lost at the driver \(s.lostAtDriver), "
-            + "skipped for a newer one \(s.skippedForNewer), damaged \(s.damaged))\(s.reconnects > 0 ? ", reconnected \(s.reconnects)x" : "")"
+            + "skipped for a newer one \(s.skippedForNewer), damaged \(s.damaged))\(reconnects > 0 ? ", reconnected \(reconnects)x" : "")"
     }
 
     override public var deviceNote: String? {
@@ -231,7 +229,6 @@ public final class CameraSource: SourceNode, @unchecked Sendable {
                                                 after: capture.converter.description.description)
             }
             self.capture = capture
-            stats.withLock { $0.reconnects += 1 }
             counters_.update {
                 $0.reconnects += 1
                 if let lostAt { $0.secondsWithoutSignal += max(0, now - lostAt) }

@@ -56,5 +56,8 @@ public struct RunOptionSpec: Sendable {
     }
 
     /// The name as a program's keyword: `-` becomes `_` (`serve_token_file`).
-    public var key: String { name.replacingOccurrences(of: "-", with: "_") }
+    public var key: String { Self.key(forName: name) }
+
+    /// A command-line name as a program's keyword: `-` becomes `_`.
+    public static func key(forName name: String) -> String { name.replacingOccurrences(of: "-", with: "_") }
 }
