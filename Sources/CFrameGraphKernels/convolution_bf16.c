@@ -135,7 +135,12 @@ FG_BF16 __attribute__((always_inline)) static inline void btile(const int flags,
         for (int r = 0; r < mr; r++) {
             int32_t two;
             memcpy(&two, a + (size_t)r * k2 + 2 * g, 4);
-            acc[r] = _mm512_dpbf16_ps(acc[r], (__m512bh)_mm512_set1_epi32(two), w);
+            // The row's pair is the instruction's last operand, so that it is read as an embedded
+            // broadcast ({1to16}) instead of a separate vbroadcastss: on Zen 4 the separate
+            // broadcast of a 512-bit register takes issue slots beside the products, and the
+            // products ran at two thirds of the core's peak (a 14×14 layer of 112 → 672 channels
+            // 0.187 → 0.140 ms). The products are the same either way round (each exact in float32).
+            acc[r] = _mm512_dpbf16_ps(acc[r], w, (__m512bh)_mm512_set1_epi32(two));
         }
     }
     __m512 min1_ = _mm512_set1_ps(e->min1), max1_ = _mm512_set1_ps(e->max1);
