@@ -7,7 +7,9 @@
 #   tools/bench/model_ab.sh 5 models/cache/selfie_segmentation.tflite FRAMEGRAPH_AVX512_FULL_WIDTH=0 FRAMEGRAPH_AVX512_FULL_WIDTH=1 own
 #
 # ENV_A / ENV_B: environment settings for each side (X=1 for none); the binaries default to
-# .build/release/framegraph (an older build copied elsewhere compares builds).
+# .build/release/framegraph (an older build copied elsewhere compares builds). PRECISION=bf16 (or
+# int8) in the environment times both sides in that precision:
+#   PRECISION=bf16 tools/bench/model_ab.sh 5 hand_landmark_full X=1 X=1 own .build/release/framegraph-old
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=$1 model=$2 a=$3 b=$4 kernels=${5:-own}
@@ -16,7 +18,7 @@ for _ in $(seq "$rounds"); do
   for side in A B; do
     if [ "$side" = A ]; then settings=$a bin=$bin_a; else settings=$b bin=$bin_b; fi
     # shellcheck disable=SC2086
-    line=$(env $settings taskset -c 0 "$bin" model bench "$model" --runs 60 --conv-kernels "$kernels" --stages 0 2>&1 |
+    line=$(env $settings taskset -c 0 "$bin" model bench "$model" --runs 60 --conv-kernels "$kernels" --stages 0 --precision "${PRECISION:-fp32}" 2>&1 |
       grep -o "median [0-9.]*\|min [0-9.]*" | awk '{print $2}' | tr '\n' ' ')
     echo "$side $line"
   done
