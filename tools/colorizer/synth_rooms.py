@@ -63,7 +63,7 @@ def lab_lin(L, a, b):
 
 
 def neutral_paint(rng, lo=45, hi=97):
-    L = rng.uniform(lo, hi) if rng.random() < 0.35 else rng.uniform(max(lo, 80), hi)   # mostly white/off-white
+    L = rng.uniform(lo, hi) if rng.random() < 0.35 or hi <= 80 else rng.uniform(max(lo, 80), hi)   # mostly white/off-white
     ch = rng.uniform(0, 2.5)
     h = rng.uniform(0, 2 * np.pi)
     return lab_lin(L, ch * np.cos(h), ch * np.sin(h))
@@ -247,7 +247,7 @@ def room(rng, photos, people, W, H):
         pw, ph = rng.uniform(0.06, 0.25) * W, rng.uniform(0.06, 0.25) * H
         x, y = on_wall_rect(pw, ph)
         fw = max(2, int(rng.uniform(0.004, 0.015) * W))
-        fc = rng.choice([neutral_paint(rng, 10, 30), neutral_paint(rng, 85, 98), wood_colour(rng)])
+        fc = [neutral_paint(rng, 10, 30), neutral_paint(rng, 85, 98), wood_colour(rng)][rng.integers(3)]
         paste(img, np.broadcast_to(fc, (int(ph) + 2 * fw, int(pw) + 2 * fw, 3)).astype(np.float32), x - fw, y - fw)
         paste(img, crop_photo(rng, photos, pw, ph), x, y)
     for _ in range(rng.integers(0, 4)):   # switches, sockets, radiators (neutral)
@@ -293,7 +293,7 @@ def room(rng, photos, people, W, H):
         paste(img, src, int(rng.uniform(-0.05, 0.95) * W), int(rng.uniform(0.2, 0.95) * H), al)
     light = light * (1 - rng.uniform(0.2, 0.5) * shadow)
     img *= light[..., None]
-    if people is not None and len(people["rgb"]) and rng.random() < 0.75:
+    if people is not None and len(people["rgb"]) and rng.random() < 0.6:
         for _ in range(rng.integers(1, 3)):
             i = rng.integers(len(people["rgb"]))
             prgb, pa = people["rgb"][i], people["alpha"][i]
@@ -353,8 +353,21 @@ def cmd_people(a):
     print(f"{len(rgbs)} people cut-outs from {a.webcam} -> {a.out}")
 
 
+_G = {}
+
+
+def _one(i):
+    """Room i (its own generator seeded by (seed, i): the same picture whatever the number of workers)."""
+    a, photos, people = _G["a"], _G["photos"], _G["people"]
+    w, h = (int(v) for v in a.size.split("x"))
+    img = room(np.random.default_rng([a.seed, i]), photos, people, 2 * w, 2 * h)
+    im = Image.fromarray((to_srgb(img) * 255 + 0.5).astype(np.uint8)).resize((w, h), Image.BOX)
+    im.save(os.path.join(a.out, f"room_{a.seed}_{i:04d}.jpg"), quality=92, subsampling=0)
+    lab = rgb2lab(np.asarray(im, np.float64) / 255.0)
+    return float((np.hypot(lab[..., 1], lab[..., 2]) < 4).mean())
+
+
 def cmd_rooms(a):
-    rng = np.random.default_rng(a.seed)
     photos = load_photos(a.photos)
     people = None
     if a.people:
@@ -362,18 +375,15 @@ def cmd_rooms(a):
         people = dict(rgb=list(z["rgb"]), alpha=list(z["alpha"]))
     w, h = (int(v) for v in a.size.split("x"))
     os.makedirs(a.out, exist_ok=True)
-    stats = []
-    for i in range(a.n):
-        img = room(rng, photos, people, 2 * w, 2 * h)
-        srgb = (to_srgb(img) * 255 + 0.5).astype(np.uint8)
-        im = Image.fromarray(srgb).resize((w, h), Image.BOX)
-        im.save(os.path.join(a.out, f"room_{a.seed}_{i:04d}.jpg"), quality=92, subsampling=0)
-        lab = rgb2lab(np.asarray(im, np.float64) / 255.0)
-        C = np.hypot(lab[..., 1], lab[..., 2])
-        stats.append(float((C < 4).mean()))
-        if i % 50 == 0:
-            print(f"{i}/{a.n}", flush=True)
-    json.dump(dict(n=a.n, seed=a.seed, size=[w, h], photos=[os.path.normpath(d) for d in a.photos], n_photos=len(photos),
+    _G.update(a=a, photos=photos, people=people)
+    idx = range(a.first, a.first + a.n)
+    if a.workers > 1:
+        import multiprocessing as mp
+        with mp.get_context("fork").Pool(a.workers) as pool:
+            stats = pool.map(_one, idx, chunksize=4)
+    else:
+        stats = [_one(i) for i in idx]
+    json.dump(dict(n=a.n, first=a.first, seed=a.seed, size=[w, h], photos=[os.path.normpath(d) for d in a.photos], n_photos=len(photos),
                    people=len(people["rgb"]) if people else 0, neutral_share_mean=float(np.mean(stats))),
               open(os.path.join(a.out, "rooms.json"), "w"), indent=1)
     print(f"{a.n} rooms -> {a.out}; share of pixels with chroma < 4: {np.mean(stats):.2f}")
@@ -390,6 +400,8 @@ def main():
     r = sub.add_parser("rooms")
     r.add_argument("--n", type=int, default=300)
     r.add_argument("--seed", type=int, default=46)
+    r.add_argument("--first", type=int, default=0, help="index of the first room (rooms are seeded by (seed, index))")
+    r.add_argument("--workers", type=int, default=1)
     r.add_argument("--photos", action="append", default=[], help="folders of TRAINING photos (content for windows, pictures, objects)")
     r.add_argument("--people", help="people.npz from the people step")
     r.add_argument("--size", default="384x288")
