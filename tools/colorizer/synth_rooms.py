@@ -210,7 +210,6 @@ def room(rng, photos, people, W, H):
         y = (y_bottom - h) if y_bottom is not None else rng.uniform(0.1, 0.6) * H - h / 2
         return int(x), int(y)
     floor_y = vy + By if not frontal else vy + By
-    items = []
     nwin = rng.integers(0, 3)
     for _ in range(nwin):     # windows: bright glow with a halo, sometimes a view
         ww, wh = rng.uniform(0.1, 0.35) * W, rng.uniform(0.15, 0.45) * H

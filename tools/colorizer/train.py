@@ -1020,6 +1020,8 @@ def main():
         "photos_train": eval_set(tr_rgbs[::9], dev),
         "val20": eval_set(vrgbs[:20], dev),
     }
+    if room_rgbs:        # every 10th synthetic room (trained on): how far the rooms are fitted (curves.json only)
+        ev["rooms_train"] = eval_set(room_rgbs[::10], dev)
     ev = {k: (x.to(dev), y.to(dev)) for k, (x, y) in ev.items()}
     log("eval sets:", {k: len(v[0]) for k, v in ev.items()})
     select_temps = [float(v) for v in a.select_temps.split(",")]
