@@ -7,7 +7,7 @@
 # prep_data.py's frames of the training clips). The 500 rooms are drawn here first (synth_rooms.py rooms, 14 processes).
 # The recipe is "Tried (3)"'s N2 (webcam look, neutral weight 3, the Debian photos) plus --room-photos/--room-share:
 #   R1 share 0.3; R2 share 0.6; R3 share 0.3 with --temporal 0.5 (the hallway's flicker rose in every earlier fine-tune).
-C=.colorizer-carry; D=/tmp/carry; M=${MIN:-5.5}
+C=.colorizer-carry; D=/tmp/carry; M=${MIN:-6.0}
 export PYTHONUNBUFFERED=1
 nproc; nvidia-smi --query-gpu=name,memory.used --format=csv,noheader
 python3 -c "import numpy, scipy, skimage, PIL, torch; print('numpy', numpy.__version__, 'scipy', scipy.__version__, 'skimage', skimage.__version__, 'PIL', PIL.__version__, 'torch', torch.__version__)"

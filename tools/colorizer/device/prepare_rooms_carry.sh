@@ -29,4 +29,4 @@ for place, pkg, rel in pl.PHOTO_PLACES:     # the evaluation photos as places.py
 PYEOF
 du -sh $C/*
 echo "training call carry: $C/code $C/bsdst $C/webcam $C/debian $C/people.npz"
-echo "evaluation call carry: $C/code $C/bsds $C/debian $C/webcam $C/places $C/hallway.mp4 $C/selfie_segmentation.onnx $C/cand"
+echo "evaluation call carry: $C/code $C/bsds $C/debian/validation $C/webcam $C/places $C/hallway.mp4 $C/selfie_segmentation.onnx $C/cand"
