@@ -860,6 +860,9 @@ def main():
                     help="extra loss weight on pixels (photos and clips) whose TRUE a/b is near-neutral (chroma < "
                          "--neutral-chroma): against the class rebalancing's push away from grey (issue 46's neutral cast)")
     ap.add_argument("--neutral-chroma", type=float, default=4.0)
+    ap.add_argument("--room-photos", help="folder of synthetic neutral rooms (synth_rooms.py, issue 46 'Tried (5)'): "
+                    "sampled as their own share of the photo rows (--room-share), not pooled with the photos")
+    ap.add_argument("--room-share", type=float, default=0.0, help="share of each batch's photo rows drawn from --room-photos")
     ap.add_argument("--enc-lr", type=float, default=0.25,
                     help="effnet: the pretrained encoder's learning rate as a share of --lr")
     a = ap.parse_args()
@@ -894,6 +897,11 @@ def main():
         en = list_images(d_)
         tr_rgbs = tr_rgbs + load_rgb(d_, en[:10] if a.smoke else en)
         log(f"extra training photos from {d_}: {len(en)}")
+    room_rgbs = []
+    if a.room_photos and a.room_share > 0:
+        rn = list_images(a.room_photos)
+        room_rgbs = load_rgb(a.room_photos, rn[:10] if a.smoke else rn)
+        log(f"synthetic rooms from {a.room_photos}: {len(rn)}, share of the photo rows {a.room_share}")
     wtrain = load_clips(os.path.join(a.data, "webcam", "train"))
     wheld = load_clips(os.path.join(a.data, "webcam", "heldout"))
     nwt = sum(len(v[0]) for v in wtrain.values())
@@ -922,6 +930,9 @@ def main():
             counts += torch.bincount(torch.cdist(ab, ct_dev).argmin(1), minlength=Q)
         return counts.cpu().numpy()
     c_photo = bin_hist(tr_rgbs)
+    if room_rgbs:         # the photo rows as sampled: (1 - share) photos, share rooms
+        c_room = bin_hist(room_rgbs)
+        c_photo = np.round(1e8 * ((1 - a.room_share) * c_photo / c_photo.sum() + a.room_share * c_room / c_room.sum())).astype(np.int64)
     c_cam = bin_hist([f for fr, _ in wtrain.values() for f in fr[::3]])
     p_mix = (1 - a.webcam_frac) * c_photo / c_photo.sum() + a.webcam_frac * c_cam / c_cam.sum()
     counts = np.round(p_mix * 1e8).astype(np.int64)
@@ -987,7 +998,15 @@ def main():
                              for (dec_, enc_), ps in groups.items()], lr=a.lr, betas=(0.9, 0.99))
     log("parameter groups:", [(("decay" if d_ else "no-decay"), ("encoder" if e_ else "rest"), sum(p.numel() for p in ps))
                               for (d_, e_), ps in groups.items()], f"encoder lr x{a.enc_lr}" if enc_ids else "")
-    photos = PhotoSampler(tr_rgbs, dev, smin=a.photo_smin, rot_deg=a.photo_rot)
+    photos_only = PhotoSampler(tr_rgbs, dev, smin=a.photo_smin, rot_deg=a.photo_rot)
+    rooms = PhotoSampler(room_rgbs, dev, smin=a.photo_smin, rot_deg=a.photo_rot) if room_rgbs else None
+
+    class photos:         # the photo rows: photos, and --room-share of them synthetic rooms (shuffled in)
+        @staticmethod
+        def sample(n, res):
+            nr = int(np.random.binomial(n, a.room_share)) if rooms is not None else 0
+            parts = ([photos_only.sample(n - nr, res)] if n - nr else []) + ([rooms.sample(nr, res)] if nr else [])
+            return torch.cat(parts)
     cams = PairSampler(wtrain, dev)
     npairs = int(round(a.batch * a.webcam_frac / 2))
     nphoto = a.batch - 2 * npairs
@@ -1001,6 +1020,8 @@ def main():
         "photos_train": eval_set(tr_rgbs[::9], dev),
         "val20": eval_set(vrgbs[:20], dev),
     }
+    if room_rgbs:        # every 10th synthetic room (trained on): how far the rooms are fitted (curves.json only)
+        ev["rooms_train"] = eval_set(room_rgbs[::10], dev)
     ev = {k: (x.to(dev), y.to(dev)) for k, (x, y) in ev.items()}
     log("eval sets:", {k: len(v[0]) for k, v in ev.items()})
     select_temps = [float(v) for v in a.select_temps.split(",")]
@@ -1182,7 +1203,8 @@ def main():
                    enc_lr=a.enc_lr, init_onnx=os.path.basename(a.init_onnx) if a.init_onnx else None,
                    freeze_bn=a.freeze_bn, extra_photos=[os.path.basename(os.path.normpath(d_)) for d_ in a.extra_photos],
                    n_bsds_train=n_bsds, n_train_photos=len(tr_rgbs), neutral_weight=a.neutral_weight,
-                   neutral_chroma=a.neutral_chroma, pretrained=None if a.arch != "effnet" else os.path.basename(a.pretrained or "effnet_lite0.npz"),
+                   neutral_chroma=a.neutral_chroma, room_photos=os.path.basename(os.path.normpath(a.room_photos)) if a.room_photos else None,
+                   n_rooms=len(room_rgbs), room_share=a.room_share, pretrained=None if a.arch != "effnet" else os.path.basename(a.pretrained or "effnet_lite0.npz"),
                    selection=sel,
                    webcam_train_clips=sorted(wtrain), webcam_heldout_clips=sorted(wheld)),
               open(os.path.join(a.out, "summary.json"), "w"), indent=1)
