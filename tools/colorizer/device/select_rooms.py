@@ -29,24 +29,14 @@ training loss, may be read before):
 Usage: select_rooms.py select DIR (phase 1's val_*.json and office_*.json) | select_rooms.py adopt DIR PICK
 (DIR/places.json, DIR/office_final.json).
 """
-import glob
 import json
-import os
 import sys
+
+import candidate_rows
 
 
 def select(D):
-    rows = {}
-    for f in sorted(glob.glob(f"{D}/val_*.json")):
-        grp = os.path.basename(f)[4:-5]
-        V = json.load(open(f))["models"]
-        O = json.load(open(f"{D}/office_{grp}.json"))["models"]
-        for k in V:
-            v = V[k]["places_validation"]["places"]["ALL photos, both looks"]
-            o = O[k]["webcam_heldout"]["settings"]["w=0.6,cut=6"]
-            rows[k] = dict(val_rmse=v["rmse_ratio"], val_cf=v["colourfulness_ratio"], val_neutral=v["neutral_chroma_ours"],
-                           off_rmse=o["rmse_ratio"], off_cf=o["colourfulness_ratio"], off_skin=o["skin_ok_fraction"],
-                           off_flicker=o["flicker_ratio"])
+    rows = candidate_rows.read(D)
     b = rows["v4.1"]
     for k, r in rows.items():
         why = []
