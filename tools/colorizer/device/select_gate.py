@@ -33,32 +33,12 @@ ROUND 2 (written down and committed after round 1 had been measured and rejected
   0.7-1.3x newly missed) with small gains in cast (photos 22.7 -> 21.1, hallway 13.1 -> 12.5); on training-side cells
   a non-linear model with 7x7 context separated neutral cells better (AUC 0.92 vs the linear head's 0.83).
 """
-import json
 import sys
 
 import candidate_rows
 
 D = sys.argv[1]
 rows = candidate_rows.read(D)
-b = rows["v4.1"]
-for k, r in rows.items():
-    why = []
-    if r["off_rmse"] > 1.10 * b["off_rmse"]: why.append("office a/b")
-    if not 0.90 * b["off_cf"] <= r["off_cf"] <= 1.10 * b["off_cf"]: why.append("office colour")
-    if r["off_skin"] < 0.90 * b["off_skin"]: why.append("office skin")
-    if r["off_flicker"] > 1.10 * b["off_flicker"]: why.append("office flicker")
-    if r["val_rmse"] > b["val_rmse"]: why.append("val a/b")
-    if r["val_cf"] < b["val_cf"] - 0.05: why.append("val colour")
-    r["excluded"] = ",".join(why)
-    print(f"{k:16s} val a/b {r['val_rmse']:.4f} colour {r['val_cf']:.3f} neutral {r['val_neutral']:.2f} | office a/b "
-          f"{r['off_rmse']:.4f} colour {r['off_cf']:.4f} skin {r['off_skin']:.4f} flicker {r['off_flicker']:.4f} | "
-          f"{'reference' if k == 'v4.1' else (r['excluded'] or 'eligible')}")
-c = {k: r for k, r in rows.items() if k != "v4.1" and not r["excluded"]}
-pick = None
-if c:
-    best = min(r["val_neutral"] for r in c.values())
-    near = {k: r for k, r in c.items() if r["val_neutral"] <= best + 0.25}
-    pick = max(near, key=lambda k: near[k]["val_cf"])
-print("PICK", pick)
-json.dump(dict(rows=rows, pick=pick), open(f"{D}/selection.json", "w"), indent=1)
-open(f"{D}/pick.txt", "w").write(pick or "")
+# Validation colourfulness more than 0.05 below v4.1's excludes; ties on neutral chroma go to the more colourful.
+candidate_rows.mark_exclusions(rows, lambda b: b["val_cf"] - 0.05)
+candidate_rows.pick_lowest_neutral(rows, D, lambda r: -r["val_cf"])

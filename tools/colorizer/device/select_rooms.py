@@ -37,28 +37,9 @@ import candidate_rows
 
 def select(D):
     rows = candidate_rows.read(D)
-    b = rows["v4.1"]
-    for k, r in rows.items():
-        why = []
-        if r["off_rmse"] > 1.10 * b["off_rmse"]: why.append("office a/b")
-        if not 0.90 * b["off_cf"] <= r["off_cf"] <= 1.10 * b["off_cf"]: why.append("office colour")
-        if r["off_skin"] < 0.90 * b["off_skin"]: why.append("office skin")
-        if r["off_flicker"] > 1.10 * b["off_flicker"]: why.append("office flicker")
-        if r["val_rmse"] > b["val_rmse"]: why.append("val a/b")
-        if r["val_cf"] < 0.80: why.append("val colour")
-        r["excluded"] = ",".join(why)
-        print(f"{k:14s} val a/b {r['val_rmse']:.4f} colour {r['val_cf']:.3f} neutral {r['val_neutral']:.2f} | office a/b "
-              f"{r['off_rmse']:.4f} colour {r['off_cf']:.4f} skin {r['off_skin']:.4f} flicker {r['off_flicker']:.4f} | "
-              f"{'reference' if k == 'v4.1' else (r['excluded'] or 'eligible')}")
-    c = {k: r for k, r in rows.items() if k != "v4.1" and not r["excluded"]}
-    pick = None
-    if c:
-        best = min(r["val_neutral"] for r in c.values())
-        near = {k: r for k, r in c.items() if r["val_neutral"] <= best + 0.25}
-        pick = min(near, key=lambda k: near[k]["val_rmse"])
-    print("PICK", pick)
-    json.dump(dict(rows=rows, pick=pick), open(f"{D}/selection.json", "w"), indent=1)
-    open(f"{D}/pick.txt", "w").write(pick or "")
+    # Validation colourfulness below 0.80 of the originals' excludes; ties on neutral chroma go to the lower a/b.
+    candidate_rows.mark_exclusions(rows, lambda b: 0.80)
+    candidate_rows.pick_lowest_neutral(rows, D, lambda r: r["val_rmse"])
 
 
 def adopt(D, pick):
