@@ -24,39 +24,30 @@ import Testing
             let padTop = int(0...k / 2 + 1), padLeft = int(0...k / 2 + 1)
             let outH = max(1, (inH + 2 * padTop - k) / stride + 1), outW = max(1, (inW + 2 * padLeft - k) / stride + 1)
             let taps = k * k
-            let input = pseudoRandomValues(batch * inH * inW * channels, seed: &seed), weights = pseudoRandomValues(taps * channels, seed: &seed)
-            let bias = pseudoRandomValues(channels, seed: &seed), slopes = pseudoRandomValues(channels, seed: &seed)
-            let residual = pseudoRandomValues(batch * outH * outW * channels, seed: &seed)
-            let residualChannels = int(0...2) == 0 ? 0 : int(1...channels)
-            let tail = int(0...2)  // 0 none, 1 PReLU, 2 hard-swish
-            let (min1, max1): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (0, 6)
+            let o = RandomDepthwiseOperands(inputCount: batch * inH * inW * channels, taps: taps, channels: channels,
+                                            outputCount: batch * outH * outW * channels, seed: &seed)
+            let input = o.input
             var g = fg_conv_geometry(batch: Int32(batch), in_h: Int32(inH), in_w: Int32(inW), in_c: Int32(channels), kernel_h: Int32(k),
                                      kernel_w: Int32(k), stride_h: Int32(stride), stride_w: Int32(stride), dilation_h: 1, dilation_w: 1,
                                      pad_top: Int32(padTop), pad_left: Int32(padLeft), out_h: Int32(outH), out_w: Int32(outW))
             var packed = [Float](repeating: .nan, count: fg_dwconv_packed_count(Int32(taps), Int32(channels)))
-            fg_dwconv_pack(weights, bias, Int32(taps), Int32(channels), &packed)
+            fg_dwconv_pack(o.weights, o.bias, Int32(taps), Int32(channels), &packed)
             let count = batch * outH * outW * channels, rows = fg_dwconv_rows(&g), blocks = fg_dwconv_blocks(&g)
             var float = [Float](repeating: .nan, count: count), rounded = [UInt16](repeating: 0xffff, count: count)
             var byRows = rounded, byBlocks = rounded
-            residual.withUnsafeBufferPointer { r in
-                slopes.withUnsafeBufferPointer { s in
-                    var e = fg_conv_epilogue(min1: min1, max1: max1, residual: residualChannels > 0 ? r.baseAddress : nil,
-                                             residual_stride: channels, residual_channels: Int32(residualChannels),
-                                             min2: -.infinity, max2: .infinity, prelu_slopes: tail == 1 ? s.baseAddress : nil,
-                                             hard_swish: tail == 2 ? 1 : 0)
-                    fg_dwconv_part(input, &g, packed, &float, &e, 0, .max, 1)
-                    fg_dwconv_part_bf16(input, &g, packed, &rounded, &e, 0, .max, 0, .max)
-                    let cut = rows / 2
-                    fg_dwconv_part_bf16(input, &g, packed, &byRows, &e, 0, cut, 0, .max)
-                    fg_dwconv_part_bf16(input, &g, packed, &byRows, &e, cut, rows, 0, .max)
-                    let split = blocks / 2
-                    fg_dwconv_part_bf16(input, &g, packed, &byBlocks, &e, 0, rows, 0, split)
-                    fg_dwconv_part_bf16(input, &g, packed, &byBlocks, &e, 0, rows, split, blocks)
-                }
+            o.withEpilogue(channels: channels) { e in
+                fg_dwconv_part(input, &g, packed, &float, &e, 0, .max, 1)
+                fg_dwconv_part_bf16(input, &g, packed, &rounded, &e, 0, .max, 0, .max)
+                let cut = rows / 2
+                fg_dwconv_part_bf16(input, &g, packed, &byRows, &e, 0, cut, 0, .max)
+                fg_dwconv_part_bf16(input, &g, packed, &byRows, &e, cut, rows, 0, .max)
+                let split = blocks / 2
+                fg_dwconv_part_bf16(input, &g, packed, &byBlocks, &e, 0, rows, 0, split)
+                fg_dwconv_part_bf16(input, &g, packed, &byBlocks, &e, 0, rows, split, blocks)
             }
             let expected = float.map(fg_bf16_round)
             let label = "case \(caseIndex): batch \(batch) input \(inH)×\(inW)×\(channels) kernel \(k) stride \(stride) pad \(padTop),\(padLeft) "
-                + "residual \(residualChannels) tail \(tail)"
+                + "residual \(o.residualChannels) tail \(o.tail)"
             #expect(zip(rounded, expected).filter { $0 != $1 }.count == 0, "\(label): whole")
             #expect(zip(byRows, expected).filter { $0 != $1 }.count == 0, "\(label): split by rows")
             #expect(zip(byBlocks, expected).filter { $0 != $1 }.count == 0, "\(label): split by channel blocks")

@@ -25,12 +25,10 @@ import Testing
             let outH = max(1, (inH + 2 * padTop - dh * (kh - 1) - 1) / sh + 1), outW = max(1, (inW + 2 * padLeft - dw * (kw - 1) - 1) / sw + 1)
             if common && outW >= 8 { wide += 1 }
             let taps = kh * kw
-            let input = pseudoRandomValues(batch * inH * inW * channels, seed: &seed), weights = pseudoRandomValues(taps * channels, seed: &seed)
-            let bias = pseudoRandomValues(channels, seed: &seed), slopes = pseudoRandomValues(channels, seed: &seed)
-            let residual = pseudoRandomValues(batch * outH * outW * channels, seed: &seed)
-            let residualChannels = int(0...2) == 0 ? 0 : int(1...channels)
-            let tail = int(0...2)  // 0 none, 1 PReLU, 2 hard-swish
-            let (min1, max1): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (0, 6)
+            let o = RandomDepthwiseOperands(inputCount: batch * inH * inW * channels, taps: taps, channels: channels,
+                                            outputCount: batch * outH * outW * channels, seed: &seed)
+            let (input, weights, bias, slopes, residual) = (o.input, o.weights, o.bias, o.slopes, o.residual)
+            let (residualChannels, tail, min1, max1) = (o.residualChannels, o.tail, o.min1, o.max1)
             let (min2, max2): (Float, Float) = int(0...1) == 0 ? (-.infinity, .infinity) : (-0.5, 0.75)
             var g = fg_conv_geometry(batch: Int32(batch), in_h: Int32(inH), in_w: Int32(inW), in_c: Int32(channels), kernel_h: Int32(kh),
                                      kernel_w: Int32(kw), stride_h: Int32(sh), stride_w: Int32(sw), dilation_h: Int32(dh), dilation_w: Int32(dw),
@@ -39,14 +37,8 @@ import Testing
             fg_dwconv_pack(weights, bias, Int32(taps), Int32(channels), &packed)
             func run(simd: Int32) -> [Float] {
                 var out = [Float](repeating: .nan, count: batch * outH * outW * channels)
-                residual.withUnsafeBufferPointer { r in
-                    slopes.withUnsafeBufferPointer { s in
-                        var e = fg_conv_epilogue(min1: min1, max1: max1, residual: residualChannels > 0 ? r.baseAddress : nil,
-                                                 residual_stride: channels, residual_channels: Int32(residualChannels),
-                                                 min2: min2, max2: max2, prelu_slopes: tail == 1 ? s.baseAddress : nil,
-                                                 hard_swish: tail == 2 ? 1 : 0)
-                        fg_dwconv_part(input, &g, packed, &out, &e, 0, .max, simd)
-                    }
+                o.withEpilogue(channels: channels, min2: min2, max2: max2) { e in
+                    fg_dwconv_part(input, &g, packed, &out, &e, 0, .max, simd)
                 }
                 return out
             }
